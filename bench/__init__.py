@@ -1,0 +1,1 @@
+"""Benchmarks. Run each from the repository root with ``python -m bench.<name>``."""

@@ -1,0 +1,1 @@
+"""Core benchmark: import cost and env reset/step throughput beside GEM."""

@@ -1,0 +1,1 @@
+"""Single-turn procedural reasoning tasks."""

@@ -1,0 +1,1 @@
+"""Multi-turn environments where the model uses tools."""

@@ -1,0 +1,1 @@
+"""palaestra.sandbox"""

@@ -1,0 +1,61 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def registered():
+    """Registers ids for one test and removes them afterwards: `registered("Id-v0", entry)`."""
+    import palaestra
+
+    added: list[str] = []
+
+    def add(env_id: str, entry_point, **fields):
+        palaestra.register(env_id, entry_point, **fields)
+        added.append(env_id)
+        return env_id
+
+    yield add
+    for env_id in added:
+        palaestra.deregister(env_id)
+
+
+@pytest.fixture
+def palaestra_script() -> str:
+    """The `palaestra` console script of this interpreter's environment."""
+    candidate = Path(sys.executable).with_name("palaestra")
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("palaestra")
+    if found is None:
+        pytest.fail("the palaestra console script is not installed (pip install -e .)")
+    return found
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for child interpreters (no inherited hash seed)."""
+    env = dict(os.environ)
+    env.pop("PYTHONHASHSEED", None)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def subprocess_env():
+    """`child_env` as a fixture: ``subprocess_env(NAME="value")``."""
+    return child_env
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository root."""
+    return ROOT

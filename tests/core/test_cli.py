@@ -1,0 +1,118 @@
+"""The command line: list, show, check, demo, and play driven through its standard input."""
+
+from __future__ import annotations
+
+import re
+
+import pexpect
+import pytest
+from typer.testing import CliRunner
+
+from palaestra.cli import app
+
+runner = CliRunner()
+
+
+def flat(text: str) -> str:
+    """The output with line wrapping undone."""
+    return " ".join(text.split())
+
+
+def test_list_and_filter():
+    result = runner.invoke(app, ["list", "--tag", "tools"])
+    assert result.exit_code == 0
+    assert "Calculator-v0" in result.output and "GuessNumber-v0" not in result.output
+
+
+def test_show_prints_spec_arguments_and_an_oracle_episode():
+    result = runner.invoke(app, ["show", "Calculator-v0", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    output = flat(result.output)
+    assert "max_turns: 10" in output and "level: 'int' = 3" in output
+    assert "tools: calculator" in output and "return 1.000" in output
+
+
+def test_unknown_id_and_argument_are_clear_errors():
+    result = runner.invoke(app, ["show", "GuesNumber-v0"])
+    assert result.exit_code == 2 and "Did you mean 'GuessNumber-v0'" in flat(result.output)
+    result = runner.invoke(app, ["play", "Arithmetic-v0", "--arg", "levl=2"])
+    assert result.exit_code == 2 and "did you mean 'level'" in flat(result.output)
+    result = runner.invoke(app, ["play", "Arithmetic-v0", "--arg", "nonsense"])
+    assert result.exit_code != 0 and "name=value" in flat(result.output)
+
+
+def test_check_one_id():
+    result = runner.invoke(app, ["check", "GuessNumber-v0", "--no-cross-process"])
+    assert result.exit_code == 0, result.output
+    assert "ok" in result.output and "30/30" in result.output
+
+
+def test_check_needs_an_id_or_all():
+    assert runner.invoke(app, ["check"]).exit_code == 2
+
+
+def test_demo_plays_every_env_with_its_oracle():
+    result = runner.invoke(app, ["demo", "--tag", "exemplar"])
+    assert result.exit_code == 0, result.output
+    assert "3/3 environments solved by their oracle" in flat(result.output)
+
+
+@pytest.mark.timeout(120)
+def test_play_in_a_terminal(palaestra_script, subprocess_env):
+    child = pexpect.spawn(
+        palaestra_script,
+        ["play", "GuessNumber-v0", "--seed", "3"],
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 200),
+        env=subprocess_env(TERM="dumb"),
+    )
+    child.expect("from 1 to 64")
+    child.expect("you> ")
+    child.sendline("no idea")
+    child.expect("Invalid action")
+    child.expect("reward -0.100")
+    child.expect("you> ")
+    for _ in range(8):
+        child.sendline(":hint")
+        child.expect(r"oracle: (<guess>\d+</guess>)")
+        guess = child.match.group(1)
+        child.expect("you> ")
+        child.sendline(guess)
+        child.expect(r"turn \d+: reward")
+        if child.expect([r"Episode ended: solved", "you> "]) == 0:
+            break
+    else:
+        pytest.fail("the oracle's hints did not solve the game")
+    child.expect(r"Return (\d\.\d+) in (\d+) turns")
+    assert float(child.match.group(1)) == pytest.approx(0.9)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.timeout(60)
+def test_play_shows_the_board_and_quits(palaestra_script, subprocess_env):
+    child = pexpect.spawn(
+        palaestra_script, ["play", "GuessNumber-v0", "--seed", "1"], encoding="utf-8", timeout=30, env=subprocess_env(TERM="dumb")
+    )
+    child.expect("you> ")
+    child.sendline(":board")
+    child.expect(re.escape("Secret in [1, 64]; 0/7 guesses used."))
+    child.expect("you> ")
+    child.sendline(":quit")
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.timeout(60)
+def test_play_ends_cleanly_at_end_of_input(palaestra_script, subprocess_env):
+    child = pexpect.spawn(palaestra_script, ["play", "Arithmetic-v0", "--seed", "1"], encoding="utf-8", timeout=30, env=subprocess_env(TERM="dumb"))
+    child.expect("you> ")
+    child.sendeof()
+    child.expect("bye")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

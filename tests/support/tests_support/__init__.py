@@ -1,0 +1,1 @@
+"""Importable helpers for the test suite (broken and minimal envs)."""
