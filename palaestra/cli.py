@@ -125,8 +125,9 @@ def show_command(
         console.print(f"  {field}: {getattr(spec, field)}", highlight=False)
     factory = load_entry_point(spec.entry_point)
     names, _ = accepted_arguments(factory)
-    signature = inspect.signature(factory)
-    console.print("  arguments: " + ", ".join(str(signature.parameters[n]) for n in names), highlight=False)
+    parameters = inspect.signature(factory).parameters
+    shown = [str(parameters[n]) if n in parameters else n for n in names]
+    console.print("  arguments: " + ", ".join(shown), highlight=False)
     env = _make(env_id, _parse_args(arg))
     if env.tools:
         console.print("  tools: " + ", ".join(t["function"]["name"] for t in env.tools))

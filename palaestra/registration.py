@@ -376,7 +376,13 @@ def load_entry_point(entry_point: str | Callable[..., Any]) -> Callable[..., Any
 
 
 def accepted_arguments(factory: Callable[..., Any]) -> tuple[list[str], bool]:
-    """The keyword arguments a factory accepts, and whether it also takes ``**kwargs``."""
+    """The keyword arguments a factory accepts, and whether it also takes ``**kwargs``.
+
+    A factory whose signature cannot say (it forwards ``**kwargs``) may list its arguments
+    in a classmethod ``argument_names()``.
+    """
+    if callable(getattr(factory, "argument_names", None)):
+        return list(factory.argument_names()), False
     target = factory.__init__ if inspect.isclass(factory) else factory
     parameters = list(inspect.signature(target).parameters.values())
     if inspect.isclass(factory):
