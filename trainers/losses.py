@@ -1,0 +1,168 @@
+"""Losses: small pure functions of log-probs, advantages and a loss mask.
+
+Shapes: ``[batch, tokens]`` tensors; ``mask`` is 1 on tokens the policy sampled and 0 on
+everything else (prompt, env and tool text, padding). Every loss multiplies by the mask
+before aggregating, so masked positions get exactly zero gradient.
+
+* `clipped_surrogate`: PPO's clipped objective with asymmetric clip (clip-higher) and
+  dual clip; GSPO's sequence-level ratio with ``level="sequence"``.
+* `kl_estimate`: k1, k2, k3 estimators of KL(policy || reference), per token.
+* `aggregate`: token mean, sequence mean of token means, or sequence sum over a constant
+  (Dr.GRPO).
+* `value_loss`: clipped value loss; `entropy`: mean entropy of the sampled positions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+import torch
+
+Aggregation = Literal["token_mean", "seq_mean_token_mean", "seq_sum_const"]
+
+
+def aggregate(
+    per_token: torch.Tensor, mask: torch.Tensor, mode: Aggregation = "token_mean", constant: float | None = None
+) -> torch.Tensor:
+    """Reduces a per-token loss over sampled tokens.
+
+    Args:
+        per_token: ``[B, T]`` losses.
+        mask: ``[B, T]`` 1 on sampled tokens.
+        mode: ``token_mean`` (every sampled token weighs the same), ``seq_mean_token_mean``
+            (mean per sequence, then over sequences), ``seq_sum_const`` (sum per sequence
+            divided by ``constant``, e.g. the max generation length, then mean: Dr.GRPO).
+        constant: The divisor for ``seq_sum_const``.
+    """
+    mask = mask.to(per_token.dtype)
+    masked = per_token * mask
+    if mode == "token_mean":
+        return masked.sum() / mask.sum().clamp(min=1.0)
+    if mode == "seq_mean_token_mean":
+        per_sequence = masked.sum(-1) / mask.sum(-1).clamp(min=1.0)
+        return per_sequence.mean()
+    if mode == "seq_sum_const":
+        if not constant or constant <= 0:
+            raise ValueError("seq_sum_const needs a positive constant (e.g. the max generation length)")
+        return (masked.sum(-1) / constant).mean()
+    raise ValueError(f"unknown aggregation {mode!r}; use token_mean, seq_mean_token_mean or seq_sum_const")
+
+
+@dataclasses.dataclass
+class SurrogateStats:
+    """Diagnostics of one surrogate evaluation (detached floats)."""
+
+    clip_fraction: float
+    ratio_mean: float
+    ratio_max: float
+    dual_clip_fraction: float
+
+
+def clipped_surrogate(
+    logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    clip_low: float = 0.2,
+    clip_high: float = 0.2,
+    dual_clip: float | None = None,
+    level: Literal["token", "sequence"] = "token",
+    aggregation: Aggregation = "token_mean",
+    constant: float | None = None,
+) -> tuple[torch.Tensor, SurrogateStats]:
+    """The clipped policy-gradient loss (to minimise).
+
+    ``ratio = exp(logp - old_logp)``; the loss is ``-min(ratio * A, clip(ratio, 1 - low,
+    1 + high) * A)``, so beyond the clip in the direction of the advantage the gradient is 0.
+    With ``dual_clip = c`` (> 1), negative-advantage tokens are also bounded by ``-c * A``.
+    ``level="sequence"`` uses GSPO's ratio: ``exp(mean of token log-ratios)`` per sequence,
+    shared by the sequence's tokens.
+
+    Args:
+        logp: ``[B, T]`` log-probs of the sampled tokens under the current policy.
+        old_logp: ``[B, T]`` log-probs under the sampling policy.
+        advantages: ``[B, T]`` advantages (per token, or broadcast per sequence).
+        mask: ``[B, T]`` 1 on sampled tokens.
+        clip_low, clip_high: The clip range ``[1 - low, 1 + high]`` (clip-higher: high > low).
+        dual_clip: The dual-clip constant ``c`` or None.
+        level: ``"token"`` (PPO/GRPO) or ``"sequence"`` (GSPO).
+        aggregation, constant: See `aggregate`.
+    """
+    mask_f = mask.to(logp.dtype)
+    log_ratio = (logp - old_logp) * mask_f
+    if level == "sequence":
+        per_sequence = log_ratio.sum(-1) / mask_f.sum(-1).clamp(min=1.0)
+        # The sequence ratio's value, with each token's gradient flowing through its own log-prob.
+        log_ratio = (per_sequence.detach()[:, None] + logp - logp.detach()) * mask_f
+    elif level != "token":
+        raise ValueError(f"level must be 'token' or 'sequence', got {level!r}")
+    ratio = torch.exp(log_ratio)
+    unclipped = ratio * advantages
+    clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * advantages
+    objective = torch.minimum(unclipped, clipped)
+    dual_hits = torch.zeros_like(objective, dtype=torch.bool)
+    if dual_clip is not None:
+        if dual_clip <= 1.0:
+            raise ValueError(f"dual_clip must be > 1, got {dual_clip}")
+        bound = dual_clip * advantages
+        dual_hits = (advantages < 0) & (objective < bound)
+        objective = torch.where(advantages < 0, torch.maximum(objective, bound), objective)
+    loss = aggregate(-objective, mask, aggregation, constant)
+    with torch.no_grad():
+        sampled = mask > 0
+        clipped_any = (unclipped != clipped) & sampled
+        count = sampled.sum().clamp(min=1)
+        stats = SurrogateStats(
+            clip_fraction=float(clipped_any.sum() / count),
+            ratio_mean=float((ratio * mask_f).sum() / count),
+            ratio_max=float(ratio[sampled].max()) if sampled.any() else 1.0,
+            dual_clip_fraction=float((dual_hits & sampled).sum() / count),
+        )
+    return loss, stats
+
+
+def kl_estimate(logp: torch.Tensor, ref_logp: torch.Tensor, kind: Literal["k1", "k2", "k3"] = "k3") -> torch.Tensor:
+    """Per-token estimates of KL(policy || reference) from sampled tokens.
+
+    With ``log_r = ref_logp - logp``: k1 = ``-log_r``; k2 = ``log_r ** 2 / 2``;
+    k3 = ``exp(log_r) - 1 - log_r`` (non-negative, zero only when the log-probs agree).
+    """
+    log_r = ref_logp - logp
+    if kind == "k1":
+        return -log_r
+    if kind == "k2":
+        return 0.5 * log_r**2
+    if kind == "k3":
+        return torch.exp(log_r) - 1.0 - log_r
+    raise ValueError(f"kind must be k1, k2 or k3, got {kind!r}")
+
+
+def value_loss(
+    values: torch.Tensor,
+    old_values: torch.Tensor,
+    returns: torch.Tensor,
+    mask: torch.Tensor,
+    clip: float | None = 0.2,
+    aggregation: Aggregation = "token_mean",
+) -> torch.Tensor:
+    """PPO's clipped value loss ``0.5 * max((v - R)^2, (clip(v, v_old +- c) - R)^2)``."""
+    unclipped = (values - returns) ** 2
+    if clip is None:
+        per_token = 0.5 * unclipped
+    else:
+        clipped_values = old_values + torch.clamp(values - old_values, -clip, clip)
+        per_token = 0.5 * torch.maximum(unclipped, (clipped_values - returns) ** 2)
+    return aggregate(per_token, mask, aggregation)
+
+
+def token_logprobs(logits: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Log-probs of ``tokens`` ``[B, T]`` under ``logits`` ``[B, T, V]`` (already aligned)."""
+    return torch.log_softmax(logits.float(), dim=-1).gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+
+
+def entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean entropy of the policy at sampled positions."""
+    log_probs = torch.log_softmax(logits.float(), dim=-1)
+    per_token = -(log_probs.exp() * log_probs).sum(-1)
+    return aggregate(per_token, mask, "token_mean")
