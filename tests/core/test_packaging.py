@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import sysconfig
 import venv
 import zipfile
 from pathlib import Path
@@ -55,9 +55,10 @@ def test_wheel_installs_and_imports_in_a_fresh_venv(wheel, tmp_path, subprocess_
         check=True,
         capture_output=True,
     )
-    # Dependencies come from this interpreter's site-packages (which holds no `palaestra`
-    # package of its own: the editable install maps it to the checkout through a finder).
-    deps = sysconfig.get_paths()["purelib"]
+    # Dependencies come from this interpreter's site-packages directories (which hold no
+    # `palaestra` package of their own: an editable install maps it through a finder that
+    # a PYTHONPATH entry does not activate).
+    deps = os.pathsep.join(p for p in sys.path if p.endswith("site-packages"))
     run = subprocess.run(
         [str(python), "-c", PROBE],
         capture_output=True,
