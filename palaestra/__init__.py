@@ -54,6 +54,9 @@ _EXPORTS = {
     "get_parser": "palaestra.parsers",
     "parse_action": "palaestra.parsers",
     "VecEnv": "palaestra.vector",
+    # multi-agent games
+    "MultiAgentEnv": "palaestra.multiagent",
+    "VsOpponent": "palaestra.multiagent",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -73,6 +76,7 @@ if TYPE_CHECKING:
         tool_message,
         user,
     )
+    from palaestra.multiagent import MultiAgentEnv, VsOpponent
     from palaestra.parsers import ParsedAction, ToolCall, get_parser, parse_action
     from palaestra.registration import (
         EnvSpec,

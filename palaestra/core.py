@@ -337,6 +337,42 @@ class Env(gym.Env[Observation, Action]):
         """A hashable key of the current state (for step-level grouping), or None."""
         return None
 
+    state_attrs: ClassVar[tuple[str, ...]] = ()
+    """The attributes that make up an episode's state; `get_state` snapshots them."""
+
+    def get_state(self) -> dict[str, Any]:
+        """A deep-copied snapshot of the episode: ``state_attrs``, the generator, turn counters.
+
+        ``env.set_state(snapshot)`` later (on this env or another made with the same id and
+        arguments) resumes the same episode exactly: for search, tree rollouts and GRPO
+        groups that branch from one state.
+
+        Raises:
+            NotImplementedError: The env declares no ``state_attrs``.
+        """
+        if not self.state_attrs:
+            raise NotImplementedError(f"{type(self).__name__} declares no state_attrs, so it cannot snapshot")
+        return {
+            "attrs": copy.deepcopy({name: getattr(self, name) for name in self.state_attrs}),
+            "rng": copy.deepcopy(self.np_random.bit_generator.state),
+            "turn": self._turn,
+            "over": self._over,
+            "started": self._started,
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restores a snapshot taken by `get_state`.
+
+        Raises:
+            ValueError: ``state`` is not such a snapshot.
+        """
+        if not isinstance(state, dict) or set(state) != {"attrs", "rng", "turn", "over", "started"}:
+            raise ValueError("set_state expects a snapshot returned by get_state()")
+        for name, value in copy.deepcopy(state["attrs"]).items():
+            setattr(self, name, value)
+        self.np_random.bit_generator.state = copy.deepcopy(state["rng"])
+        self._turn, self._over, self._started = state["turn"], state["over"], state["started"]
+
     def render_text(self) -> str:
         """A text picture of the current state, for people (`palaestra play`, `render`)."""
         return "\n\n".join(f"[{m['role']}] {m.get('content') or ''}" for m in self._transcript_tail)
@@ -452,10 +488,26 @@ class Wrapper(gym.Wrapper[Observation, Action, Observation, Action]):
     which serve the sync and async paths alike.
     """
 
+    wrapper_state_attrs: ClassVar[tuple[str, ...]] = ()
+    """This wrapper's own counters, snapshotted by `get_state` along with the env."""
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(f"accessing private attribute {name!r} through a wrapper")
         return getattr(self.env, name)
+
+    def get_state(self) -> dict[str, Any]:
+        """The wrapped env's snapshot and this wrapper's counters."""
+        own = copy.deepcopy({name: getattr(self, name) for name in self.wrapper_state_attrs})
+        return {"env": self.env.get_state(), "wrapper": own}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restores a snapshot taken by `get_state`."""
+        if not isinstance(state, dict) or set(state) != {"env", "wrapper"}:
+            raise ValueError("set_state expects a snapshot returned by get_state()")
+        self.env.set_state(state["env"])
+        for name, value in copy.deepcopy(state["wrapper"]).items():
+            setattr(self, name, value)
 
     @property
     def tools(self) -> list[dict[str, Any]]:

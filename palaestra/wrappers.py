@@ -38,6 +38,8 @@ class TurnLimit(Wrapper):
     that very step) and ``info["truncation"] = "max_turns"``.
     """
 
+    wrapper_state_attrs = ("_turns",)
+
     def __init__(self, env: Env | Wrapper, max_turns: int):
         if not isinstance(max_turns, int) or max_turns < 1:
             raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
@@ -68,6 +70,8 @@ class InvalidActionLimit(Wrapper):
     terminates the episode (the task failed) with ``info["termination"] =
     "invalid_action_limit"``.
     """
+
+    wrapper_state_attrs = ("_invalid",)
 
     def __init__(self, env: Env | Wrapper, allowance: int):
         if not isinstance(allowance, int) or allowance < 0:
@@ -106,6 +110,8 @@ class TokenBudget(Wrapper):
             token budget, or `len` (the default) for a character budget.
         include_observations: Whether env messages count against the budget too.
     """
+
+    wrapper_state_attrs = ("used",)
 
     def __init__(
         self,
@@ -172,6 +178,8 @@ class ToolExecution(Wrapper):
         max_calls_per_turn: Tool calls run per turn.
     """
 
+    wrapper_state_attrs = ("budget",)
+
     def __init__(
         self,
         env: Env | Wrapper,
@@ -233,6 +241,8 @@ class EpisodeStatistics(Wrapper):
     It holds the return, the number of turns, the sum of each reward part, the number of
     invalid actions and tool calls, whether the task succeeded, and wall-clock seconds.
     """
+
+    wrapper_state_attrs = ("_return", "_turns", "_invalid", "_tool_calls", "_parts", "_start")
 
     def __init__(self, env: Env | Wrapper):
         super().__init__(env)

@@ -50,6 +50,7 @@ class GuessNumberEnv(Env):
     """Find a secret number from higher/lower hints; see the module docstring."""
 
     invalid_action_penalty = INVALID_ACTION_PENALTY
+    state_attrs = ("secret", "low", "high", "guesses")
 
     def __init__(self, level: int = 3, max_number: int | None = None):
         if not isinstance(level, int) or not 1 <= level <= 10:

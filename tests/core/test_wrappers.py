@@ -92,3 +92,24 @@ def test_wrappers_forward_attributes_and_async():
         return await env.astep("junk")
 
     assert asyncio.run(go())[4]["invalid_action"]
+
+
+def test_snapshots_carry_wrapper_counters():
+    env = palaestra.make("Sokoban-v0")
+    env.reset(seed=3)
+    env.step("junk")
+    snapshot = env.get_state()
+    first = [env.step(env.oracle_action()) for _ in range(2)]
+    env.set_state(snapshot)
+    assert env._turns == 1 and env.env._invalid == 1
+    second = [env.step(env.oracle_action()) for _ in range(2)]
+    assert [o[:4] for o in first] == [o[:4] for o in second]
+    with pytest.raises(ValueError, match="snapshot"):
+        env.set_state({"env": None})
+
+
+def test_envs_without_state_attrs_cannot_snapshot():
+    env = palaestra.make("Arithmetic-v0")
+    env.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="state_attrs"):
+        env.get_state()

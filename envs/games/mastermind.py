@@ -1,0 +1,341 @@
+"""Mastermind: find a hidden code of coloured pegs from black and white scores.
+
+The task:
+    The secret is a code of ``pegs`` digits from 1 to ``colors`` (repeats allowed or not,
+    by level). Each guess is scored with black pegs (right digit in the right place) and
+    white pegs (right digit in the wrong place).
+
+Observation:
+    The rules, then after each guess every guess so far with its score, e.g.
+    ``1 1 2 2  black 1 white 1``.
+
+Action:
+    The last ``<move>...</move>`` after any ``</think>``: the code's digits separated by
+    spaces or not (``<move>1 1 2 2</move>``, ``<move>1122</move>``). A code of the wrong
+    length, with digits out of range, or with repeats where they are not allowed, is an
+    invalid move (it costs no guess).
+
+Reward (``info["reward_parts"]``):
+    ``progress``: `PROGRESS_REWARD` times the drop in ``log`` of the number of codes still
+        consistent with the scores (as a share of ``log`` of all codes), so a won game's
+        progress sums to exactly `PROGRESS_REWARD`.
+    ``outcome``: `WIN_REWARD` for finding the code; 0 when the guesses run out.
+    ``invalid``: `INVALID_ACTION_PENALTY` for an unparsable or malformed code.
+    The best return is 1.0.
+
+Episode end:
+    Terminated when the code is found (success), the guesses run out, or the turn budget
+    (guesses + `EXTRA_TURNS`, every turn counts) is spent.
+
+Oracle:
+    Knuth's minimax guesser: the code whose worst-case score leaves the fewest candidates
+    (consistent codes first on ties), searched over every code when there are at most
+    `FULL_SEARCH_CODES` of them and over the consistent codes otherwise (thinned evenly
+    to `MAX_PAIRS` scored pairs per move).
+
+Arguments:
+    level: 1-10; from 3 pegs of 4 colours to 5 pegs of 8 colours.
+    pegs: Overrides the code length (2-6).
+    colors: Overrides the digits (2-9).
+    repeats: Overrides whether a digit may repeat.
+    max_guesses: Overrides the guesses allowed (1-30).
+
+Version history:
+    v0: first version.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
+from palaestra.verdict import Status, Verdict
+
+from ._common import GameEnv, check_int, check_level, level_value, no_options, parse_move
+
+PROGRESS_REWARD = 0.5
+WIN_REWARD = 0.5
+EXTRA_TURNS = 6
+FULL_SEARCH_CODES = 1296
+"""Largest code space in which the oracle considers every code as a guess."""
+
+LEVELS = (
+    (3, 4, False, 8),
+    (3, 5, False, 8),
+    (4, 6, False, 8),
+    (4, 6, True, 8),
+    (4, 7, True, 9),
+    (4, 8, True, 9),
+    (5, 6, True, 9),
+    (5, 7, True, 10),
+    (5, 8, False, 10),
+    (5, 8, True, 10),
+)
+"""Per level: pegs, colours, repeats allowed, guesses allowed."""
+
+
+@functools.lru_cache(maxsize=16)
+def all_codes(pegs: int, colors: int, repeats: bool) -> np.ndarray:
+    """Every code as an ``(n, pegs)`` array of digits 1..colors, in lexicographic order."""
+    digits = range(1, colors + 1)
+    codes = (
+        itertools.product(digits, repeat=pegs) if repeats else itertools.permutations(digits, pegs)
+    )
+    return np.array(list(codes), dtype=np.int8).reshape(-1, pegs)
+
+
+TABLE_CODES = 1296
+"""Largest code space whose every guess-secret score is tabulated once per process."""
+
+
+@functools.lru_cache(maxsize=16)
+def code_index(pegs: int, colors: int, repeats: bool) -> dict[tuple[int, ...], int]:
+    """Each code's row in `all_codes`."""
+    return {tuple(int(d) for d in code): i for i, code in enumerate(all_codes(pegs, colors, repeats))}
+
+
+ROW_CODES = 400
+"""Largest code space whose scores are also kept as Python lists (fast for few candidates)."""
+
+
+@functools.lru_cache(maxsize=16)
+def score_rows(pegs: int, colors: int, repeats: bool) -> list[list[int]] | None:
+    """`score_table` as Python lists, for spaces of at most `ROW_CODES` codes (else None)."""
+    if len(all_codes(pegs, colors, repeats)) > ROW_CODES:
+        return None
+    return score_table(pegs, colors, repeats).tolist()
+
+
+@functools.lru_cache(maxsize=16)
+def score_table(pegs: int, colors: int, repeats: bool) -> np.ndarray | None:
+    """``scores`` of every code against every code (None above `TABLE_CODES` codes)."""
+    codes = all_codes(pegs, colors, repeats)
+    if len(codes) > TABLE_CODES:
+        return None
+    return scores(codes, codes, colors).astype(np.uint8)
+
+
+def _counts(codes: np.ndarray, colors: int) -> np.ndarray:
+    return np.stack([(codes == c).sum(axis=1) for c in range(1, colors + 1)], axis=1)
+
+
+def scores(guesses: np.ndarray, secrets: np.ndarray, colors: int) -> np.ndarray:
+    """``black * 10 + white`` of every guess against every secret ``(guesses, secrets)``."""
+    black = (guesses[:, None, :] == secrets[None, :, :]).sum(axis=2)
+    common = np.minimum(
+        _counts(guesses, colors)[:, None, :], _counts(secrets, colors)[None, :, :]
+    ).sum(axis=2)
+    return black * 10 + (common - black)
+
+
+class MastermindEnv(GameEnv):
+    """Mastermind; see the module docstring."""
+
+    invalid_action_penalty = INVALID_ACTION_PENALTY
+    state_attrs = ("secret", "history", "lines", "candidates")
+
+    def __init__(
+        self,
+        level: int = 3,
+        pegs: int | None = None,
+        colors: int | None = None,
+        repeats: bool | None = None,
+        max_guesses: int | None = None,
+    ):
+        self.level = check_level(level)
+        default_pegs, default_colors, default_repeats, default_guesses = level_value(level, LEVELS)
+        self.pegs = check_int("pegs", pegs, 2, 6) if pegs is not None else default_pegs
+        self.colors = check_int("colors", colors, 2, 9) if colors is not None else default_colors
+        if repeats is not None and not isinstance(repeats, bool):
+            raise ValueError(f"repeats must be True or False, got {repeats!r}")
+        self.repeats = default_repeats if repeats is None else repeats
+        if not self.repeats and self.colors < self.pegs:
+            raise ValueError(
+                f"{self.pegs} pegs without repeats need at least {self.pegs} colors, got {self.colors}"
+            )
+        self.max_guesses = (
+            check_int("max_guesses", max_guesses, 1, 30)
+            if max_guesses is not None
+            else default_guesses
+        )
+        self.max_moves = self.max_guesses + EXTRA_TURNS
+        self.codes = all_codes(self.pegs, self.colors, self.repeats)
+        self.code_list = list(code_index(self.pegs, self.colors, self.repeats))
+        self.secret: tuple[int, ...] = self.code_list[0]
+        self.history: list[tuple[tuple[int, ...], int, int]] = []
+        self.lines: list[str] = []  # the board, one line per guess (kept, not re-rendered)
+        self.candidates: list[int] | np.ndarray = self._all_candidates()
+
+    def _all_candidates(self) -> list[int] | np.ndarray:
+        """Every code's index: a list in small spaces (see `score_rows`), else an array."""
+        if score_rows(self.pegs, self.colors, self.repeats) is not None:
+            return list(range(len(self.code_list)))
+        return np.arange(len(self.code_list))
+
+    def _reset(self, options: dict[str, Any]):
+        no_options(self, options)
+        self.secret = self.code_list[int(self.np_random.random() * len(self.code_list))]
+        self.history, self.lines = [], []
+        self.candidates = self._all_candidates()
+        repeats = "Digits may repeat." if self.repeats else "No digit repeats."
+        rules = (
+            f"Mastermind. Find the secret code of {self.pegs} digits, each from 1 to {self.colors}. {repeats} "
+            f"You have {self.max_guesses} guesses. Each guess is scored with black pegs (right digit, right "
+            "place) and white pegs (right digit, wrong place).\n"
+            f"Reply with one guess per turn as <move>{' '.join(str(d) for d in range(1, self.pegs + 1))}</move>."
+        )
+        return [user(rules)], {"level": self.level}
+
+    def _narrow(self, guess: tuple[int, ...], score: int) -> None:
+        """Keeps the candidates that would have scored ``score`` against ``guess``."""
+        key = (self.pegs, self.colors, self.repeats)
+        rows = score_rows(*key)
+        if rows is not None:  # a small space: plain Python beats numpy's per-call cost
+            row = rows[code_index(*key)[guess]]
+            self.candidates = [c for c in self.candidates if row[c] == score]
+            return
+        candidates = np.asarray(self.candidates)
+        table = score_table(*key)
+        if table is not None:
+            found = table[code_index(*key)[guess]][candidates]
+        else:
+            found = scores(np.array([guess], dtype=np.int8), self.codes[candidates], self.colors)[0]
+        self.candidates = candidates[found == score]
+
+    def _parse(self, content: str | None) -> tuple[int, ...]:
+        text = parse_move(content, example=" ".join("1" * self.pegs)).replace(",", " ")
+        digits = text.split() if " " in text else list(text)
+        if len(digits) != self.pegs or not all(d.isdigit() and len(d) == 1 for d in digits):
+            raise InvalidAction(f"{text[:40]!r} is not a code of {self.pegs} digits")
+        code = tuple(int(d) for d in digits)
+        if not all(1 <= d <= self.colors for d in code):
+            raise InvalidAction(f"every digit must be from 1 to {self.colors}")
+        if not self.repeats and len(set(code)) < len(code):
+            raise InvalidAction("no digit may repeat in this game")
+        return code
+
+    def _step(self, action: Message) -> Step:
+        try:
+            guess = self._parse(action.get("content"))
+        except InvalidAction as error:
+            return self.budgeted(self.invalid(str(error)))
+        black = sum(g == s for g, s in zip(guess, self.secret))
+        white = sum(min(guess.count(c), self.secret.count(c)) for c in set(guess)) - black
+        self.history.append((guess, black, white))
+        self.lines = [*self.lines, f"{' '.join(map(str, guess))}  black {black} white {white}"]
+        before = len(self.candidates)
+        self._narrow(guess, black * 10 + white)
+        progress = (
+            PROGRESS_REWARD
+            * math.log(before / max(len(self.candidates), 1))
+            / math.log(max(len(self.codes), 2))
+        )
+        if black == self.pegs:
+            verdict = Verdict(
+                1.0,
+                Status.CORRECT,
+                answer=guess,
+                reference=self.secret,
+                reason=f"found in {len(self.history)} guesses",
+                verifier="mastermind",
+            )
+            return self.finish(
+                verdict,
+                [user(f"{self.board()}\nYou cracked the code!")],
+                outcome=WIN_REWARD,
+                progress=progress,
+            )
+        if len(self.history) >= self.max_guesses:
+            secret = " ".join(map(str, self.secret))
+            verdict = Verdict(
+                0.0,
+                Status.INCORRECT,
+                answer=guess,
+                reference=self.secret,
+                reason="out of guesses",
+                verifier="mastermind",
+            )
+            return self.finish(
+                verdict,
+                [user(f"{self.board()}\nOut of guesses; the code was {secret}.")],
+                progress=progress,
+            )
+        left = self.max_guesses - len(self.history)
+        return self.budgeted(
+            Step([user(f"{self.board()}\nGuesses left: {left}.")], {"progress": progress})
+        )
+
+    def board(self) -> str:
+        """Every guess so far with its score."""
+        return "\n".join(self.lines)
+
+    def random_action(self, rng: np.random.Generator) -> str:
+        """A random code."""
+        code = self.codes[int(rng.integers(len(self.codes)))]
+        return f"<move>{' '.join(str(int(d)) for d in code)}</move>"
+
+    def oracle_action(self) -> str:
+        """Knuth's minimax guesser (see the module docstring)."""
+        candidates = np.asarray(self.candidates)
+        if len(candidates) <= 2:
+            index = int(candidates[0])
+        elif not self.history:
+            index = _opening(self.pegs, self.colors, self.repeats)
+        else:
+            pool = (
+                np.arange(len(self.codes)) if len(self.codes) <= FULL_SEARCH_CODES else candidates
+            )
+            index = _minimax(self.codes, pool, candidates, self.colors)
+        return f"<move>{' '.join(str(int(d)) for d in self.codes[index])}</move>"
+
+    def state_key(self) -> tuple[tuple[tuple[int, ...], int, int], ...]:
+        """The guesses and their scores."""
+        return tuple(self.history)
+
+    def render_text(self) -> str:
+        """The guesses so far."""
+        return (
+            self.board() or "(no guesses yet)"
+        ) + f"\nguesses {len(self.history)}/{self.max_guesses}"
+
+
+MAX_PAIRS = 250_000
+"""Guess-secret pairs the oracle scores per move; larger pools are thinned evenly."""
+
+
+def _minimax(codes: np.ndarray, pool: np.ndarray, candidates: np.ndarray, colors: int) -> int:
+    """The code of ``pool`` whose worst score leaves the fewest candidates."""
+    limit = max(1, MAX_PAIRS // len(candidates))
+    if len(pool) > limit:
+        pool = pool[np.linspace(0, len(pool) - 1, limit).astype(np.int64)]
+    table = score_table(codes.shape[1], colors, _has_repeats(codes))
+    if table is not None:
+        found = table[np.ix_(pool, candidates)].astype(np.int64)
+    else:
+        found = scores(codes[pool], codes[candidates], colors).astype(np.int64)
+    buckets = 100
+    counts = np.bincount(
+        (np.arange(len(pool))[:, None] * buckets + found).ravel(), minlength=len(pool) * buckets
+    )
+    worst = counts.reshape(len(pool), buckets).max(axis=1) * 2 - np.isin(
+        pool, candidates
+    )  # consistent codes win ties
+    return int(pool[int(np.argmin(worst))])
+
+
+def _has_repeats(codes: np.ndarray) -> bool:
+    """Whether a code space allows repeated digits (its first code is 1 1 ... when it does)."""
+    return bool(codes.shape[1] > 1 and codes[0, 0] == codes[0, 1])
+
+
+@functools.lru_cache(maxsize=16)
+def _opening(pegs: int, colors: int, repeats: bool) -> int:
+    """The oracle's first guess (the same for every episode of a configuration)."""
+    codes = all_codes(pegs, colors, repeats)
+    everything = np.arange(len(codes))
+    return _minimax(codes, everything, everything, colors)

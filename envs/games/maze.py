@@ -1,0 +1,266 @@
+"""Maze: walk from the start to the goal of a seeded labyrinth.
+
+The task:
+    A maze of ``size`` x ``size`` rooms is carved by a seeded depth-first search (one path
+    between any two rooms), then a share of walls is knocked out to make loops. The
+    player starts in a room and must reach the goal, placed in the room farthest away.
+
+Observation:
+    The rules, then the map after every move: ``#`` wall, ``_`` open, ``@`` the player,
+    ``G`` the goal. With a ``view`` radius, cells farther than that many rooms from the
+    player are shown as ``?`` (a fog that lifts where the player has been).
+
+Action:
+    The last ``<move>...</move>`` after any ``</think>``: ``up``, ``down``, ``left`` or
+    ``right`` (one room). Walking into a wall is an illegal move.
+
+Reward (``info["reward_parts"]``):
+    ``progress``: `PROGRESS_REWARD` times the drop in the shortest-path distance to the
+        goal, as a share of the distance at the start (telescoping: a solved episode's
+        progress sums to exactly `PROGRESS_REWARD`; detours cost what they later repay).
+    ``outcome``: `WIN_REWARD` on reaching the goal; 0 otherwise.
+    ``invalid``: `INVALID_ACTION_PENALTY` for an unparsable or illegal move.
+    The best return is 1.0.
+
+Episode end:
+    Terminated at the goal (success) or when the turn budget is spent: twice the
+    shortest path plus `EXTRA_TURNS` (every turn counts).
+
+Arguments:
+    level: 1-10; 4x4 to 15x15 rooms, fewer loops, and from level 8 a fog of radius 2.
+    size: Overrides the rooms per side (2-30).
+    loops: Overrides the share of inner walls knocked out after carving (0-1).
+    view: Overrides the fog radius in rooms (None: the whole map).
+
+Version history:
+    v0: first version.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
+from palaestra.verdict import Status, Verdict
+
+from ._common import (
+    DIRECTIONS,
+    GameEnv,
+    Potential,
+    check_int,
+    check_level,
+    framed,
+    level_value,
+    no_options,
+    parse_direction,
+    parse_move,
+)
+
+PROGRESS_REWARD = 0.5
+WIN_REWARD = 0.5
+EXTRA_TURNS = 10
+
+SIZES = (4, 5, 6, 7, 8, 9, 10, 11, 13, 15)
+LOOPS = (0.2, 0.2, 0.15, 0.15, 0.1, 0.1, 0.05, 0.05, 0.0, 0.0)
+VIEWS = (None, None, None, None, None, None, None, 2, 2, 2)
+
+
+class MazeEnv(GameEnv):
+    """A seeded labyrinth; see the module docstring."""
+
+    invalid_action_penalty = INVALID_ACTION_PENALTY
+    state_attrs = ("open", "goal", "distance", "max_moves", "player", "seen", "potential")
+
+    def __init__(
+        self,
+        level: int = 3,
+        size: int | None = None,
+        loops: float | None = None,
+        view: int | None | str = "level",
+    ):
+        self.level = check_level(level)
+        self.size = (
+            check_int("size", size, 2, 30) if size is not None else level_value(level, SIZES)
+        )
+        if loops is not None and not (isinstance(loops, (int, float)) and 0 <= loops <= 1):
+            raise ValueError(f"loops must be a share from 0 to 1, got {loops!r}")
+        self.loops = float(loops) if loops is not None else level_value(level, LOOPS)
+        if view == "level":
+            view = level_value(level, VIEWS)
+        self.view = None if view is None else check_int("view", view, 1, 30)
+        self.side = 2 * self.size + 1
+        self.open = bytearray()
+        self.player = self.goal = 0
+        self.distance: list[int] = []
+        self.seen: set[int] = set()
+        self.potential = Potential(PROGRESS_REWARD, 1)
+
+    def _carve(self) -> bytearray:
+        rng = self.np_random
+        side, size = self.side, self.size
+        grid = bytearray(side * side)
+
+        def cell(room: int) -> int:
+            r, c = divmod(room, size)
+            return (2 * r + 1) * side + 2 * c + 1
+
+        start = int(rng.integers(size * size))
+        visited = {start}
+        grid[cell(start)] = 1
+        stack = [start]
+        draws = rng.random(4 * size * size).tolist()
+        k = 0
+        while stack:
+            room = stack[-1]
+            r, c = divmod(room, size)
+            options = [
+                (rr * size + cc)
+                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                if 0 <= rr < size and 0 <= cc < size and rr * size + cc not in visited
+            ]
+            if not options:
+                stack.pop()
+                continue
+            nxt = options[int(draws[k % len(draws)] * len(options))]
+            k += 1
+            visited.add(nxt)
+            grid[(cell(room) + cell(nxt)) // 2] = 1
+            grid[cell(nxt)] = 1
+            stack.append(nxt)
+        walls = [
+            i
+            for i in range(side * side)
+            if not grid[i]
+            and 0 < i // side < side - 1
+            and 0 < i % side < side - 1
+            and (i // side + i % side) % 2 == 1
+        ]
+        if self.loops and walls:
+            knock = rng.random(len(walls)).tolist()
+            for wall, draw in zip(walls, knock):
+                if draw < self.loops:
+                    grid[wall] = 1
+        return grid
+
+    def _bfs(self, source: int) -> list[int]:
+        """Rooms-apart distance from ``source`` to every open cell (-1: unreachable)."""
+        side = self.side
+        distance = [-1] * (side * side)
+        distance[source] = 0
+        queue = deque([source])
+        while queue:
+            cell = queue.popleft()
+            for step in (-side, side, -1, 1):
+                wall, room = cell + step, cell + 2 * step
+                if self.open[wall] and distance[room] < 0:
+                    distance[room] = distance[cell] + 1
+                    queue.append(room)
+        return distance
+
+    def _reset(self, options: dict[str, Any]):
+        no_options(self, options)
+        self.open = self._carve()
+        rooms = [
+            (2 * r + 1) * self.side + 2 * c + 1 for r in range(self.size) for c in range(self.size)
+        ]
+        self.player = rooms[int(self.np_random.integers(len(rooms)))]
+        from_player = self._bfs(self.player)
+        self.goal = max(rooms, key=lambda room: (from_player[room], -room))
+        self.distance = self._bfs(self.goal)
+        start = self.distance[self.player]
+        self.max_moves = 2 * start + EXTRA_TURNS
+        self.potential = Potential(PROGRESS_REWARD, start)
+        self.seen = set()
+        self._look()
+        fog = f" You see only {self.view} rooms around you (? is unexplored)." if self.view else ""
+        rules = (
+            f"Maze. Walk from @ to G. Each move goes one room up, down, left or right; # is a wall.{fog} "
+            f"You have {self.max_moves} turns.\n"
+            "Reply with one move per turn as <move>up</move> (or down, left, right).\n\n"
+            + self.board()
+        )
+        return [user(rules)], {"level": self.level, "shortest": start}
+
+    def _look(self) -> None:
+        if self.view is None:
+            return
+        reach = 2 * self.view + 1
+        pr, pc = divmod(self.player, self.side)
+        for r in range(max(0, pr - reach), min(self.side, pr + reach + 1)):
+            for c in range(max(0, pc - reach), min(self.side, pc + reach + 1)):
+                self.seen.add(r * self.side + c)
+
+    def _step(self, action: Message) -> Step:
+        try:
+            move = parse_direction(parse_move(action.get("content"), example="up"))
+            dr, dc = DIRECTIONS[move]
+            step = dr * self.side + dc
+            if not self.open[self.player + step]:
+                raise InvalidAction(f"there is a wall {move} of you")
+        except InvalidAction as error:
+            return self.budgeted(self.invalid(str(error)))
+        self.player += 2 * step
+        self._look()
+        progress = self.potential.update(self.distance[self.player])
+        if self.player == self.goal:
+            verdict = Verdict(
+                1.0,
+                Status.CORRECT,
+                reason=f"reached the goal in {self.turn} turns",
+                verifier="maze",
+            )
+            return self.finish(
+                verdict,
+                [user(f"You reached the goal!\n{self.board()}")],
+                outcome=WIN_REWARD,
+                progress=progress,
+            )
+        text = f"You moved {move}. Turns left: {self.max_moves - self.turn}.\n{self.board()}"
+        return self.budgeted(Step([user(text)], {"progress": progress}))
+
+    def random_action(self, rng: np.random.Generator) -> str:
+        """A random direction."""
+        return f"<move>{('up', 'down', 'left', 'right')[int(rng.integers(4))]}</move>"
+
+    def oracle_action(self) -> str:
+        """A step along a shortest path (BFS distances from the goal)."""
+        for name, (dr, dc) in DIRECTIONS.items():
+            step = dr * self.side + dc
+            if (
+                self.open[self.player + step]
+                and self.distance[self.player + 2 * step] == self.distance[self.player] - 1
+            ):
+                return f"<move>{name}</move>"
+        return "<move>up</move>"
+
+    def _rows(self) -> list[str]:
+        rows = []
+        for r in range(self.side):
+            row = []
+            for c in range(self.side):
+                i = r * self.side + c
+                if self.view is not None and i not in self.seen:
+                    row.append("?")
+                elif i == self.player:
+                    row.append("@")
+                elif i == self.goal:
+                    row.append("G")
+                else:
+                    row.append("_" if self.open[i] else "#")
+            rows.append("".join(row))
+        return rows
+
+    def board(self) -> str:
+        """The compact map, one row per line."""
+        return "\n".join(self._rows())
+
+    def state_key(self) -> int:
+        """The player's cell."""
+        return self.player
+
+    def render_text(self) -> str:
+        """The map with coordinates."""
+        return f"{framed(self._rows(), labels=False)}\nrooms to the goal {self.distance[self.player]}, turn {self.turn}/{self.max_moves}"

@@ -1,0 +1,354 @@
+"""Game rules the conformance checker cannot know: moves, scoring, solvers against brute force."""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+
+import numpy as np
+import pytest
+from palaestra.envs.games import (
+    battleship,
+    blocksworld,
+    connect_four,
+    game2048,
+    hangman,
+    kuhn_poker,
+    lights_out,
+    mastermind,
+    negotiation,
+    nim,
+    othello,
+    prisoners_dilemma,
+    sokoban,
+    tic_tac_toe,
+    tower_of_hanoi,
+    wordle,
+)
+from palaestra.envs.games._common import Potential, parse_cell, parse_move
+
+import palaestra
+from palaestra.core import InvalidAction
+
+
+def bare(env_id, **kwargs):
+    return palaestra.make(env_id, max_turns=None, max_invalid=None, **kwargs)
+
+
+# --- shared parsing ---------------------------------------------------------------------------
+
+
+def test_the_move_is_the_last_tag_after_thinking():
+    assert parse_move("<think><move>up</move></think> then <move>Left</move>") == "left"
+    assert parse_move("<move>a</move> <move> B   3 </move>") == "b 3"
+    with pytest.raises(InvalidAction, match="never closed"):
+        parse_move("<think>still thinking <move>up</move>")
+    with pytest.raises(InvalidAction, match="reply with your move"):
+        parse_move("up")
+    with pytest.raises(InvalidAction, match="a few words"):
+        parse_move("<move>" + "x" * 500 + "</move>")
+
+
+def test_cells_are_column_letter_and_row_number():
+    assert parse_cell("b3", 5, 5) == (2, 1)
+    for bad in ("3b", "z1", "b9", "b", "", "b-1"):
+        with pytest.raises(InvalidAction):
+            parse_cell(bad, 5, 5)
+
+
+def test_potential_progress_telescopes_and_is_clipped():
+    potential = Potential(0.5, 10)
+    rewards = [potential.update(d) for d in (8, 12, 20, 5, 0)]
+    assert sum(rewards) == pytest.approx(0.5)
+    assert min(rewards) >= -0.5 and potential.phi == 1.0
+
+
+# --- single-player games -------------------------------------------------------------------------
+
+
+def test_sokoban_pushes_but_never_pulls():
+    env = bare("Sokoban-v0", boxes=1)
+    env.reset(seed=0)
+    game = env.unwrapped
+    w = game.width
+    game.floor = bytearray([0] * w + ([0] + [1] * (w - 2) + [0]) * game.size + [0] * w)
+    game.targets = frozenset({w + 4})
+    game.player, game.boxes, game.solved_count = w + 2, frozenset({w + 3}), 0
+    _, reward, terminated, _, info = env.step("<move>right</move>")
+    assert terminated and info["success"] and info["reward_parts"] == {"progress": 0.5, "outcome": 0.5}
+    env.reset(seed=0)
+    game.floor = bytearray([0] * w + ([0] + [1] * (w - 2) + [0]) * game.size + [0] * w)
+    game.player, game.boxes = w + 2, frozenset({w + 1})
+    _, _, _, _, info = env.step("<move>left</move>")  # the box is against the wall
+    assert info["invalid_action"] and "cannot move" in info["invalid_reason"]
+
+
+@pytest.mark.parametrize("level", [1, 4, 8])
+def test_sokoban_puzzles_start_unsolved_and_solvable(level):
+    env = sokoban.SokobanEnv(level=level)
+    for seed in range(5):
+        env.reset(seed=seed)
+        assert not env.boxes & env.targets
+        assert len(env.boxes) == env.box_count
+        assert env.solve() is not None
+
+
+def test_minesweeper_opening_is_safe_and_a_mine_ends_the_game():
+    env = bare("Minesweeper-v0")
+    env.reset(seed=3)
+    game = env.unwrapped
+    assert game.revealed and not game.revealed & game.mines
+    mine = min(game.mines)
+    name = game._name(mine)
+    _, reward, terminated, _, info = env.step(f"<move>reveal {name}</move>")
+    assert terminated and not info["success"] and info["reward_parts"]["outcome"] == 0.0
+
+
+def test_minesweeper_deductions_are_sound():
+    env = palaestra.make("Minesweeper-v0", level=8).unwrapped
+    for seed in range(10):
+        env.reset(seed=seed)
+        safe, mines = env.deduce()
+        assert not safe & env.mines and mines <= env.mines
+
+
+@pytest.mark.parametrize(
+    ("guess", "secret", "marks"),
+    [("crane", "crane", "GGGGG"), ("speed", "abide", "--Y-Y"), ("eerie", "there", "Y-Y-G"), ("allot", "label", "YYY--")],
+)
+def test_wordle_feedback_handles_repeated_letters(guess, secret, marks):
+    assert wordle.feedback(guess, secret) == marks
+    codes = wordle.pattern_codes(wordle.encode([guess]), wordle.encode([secret]))
+    assert codes[0, 0] == wordle._code(marks)
+
+
+def test_wordle_rejects_unknown_words_without_spending_a_guess():
+    env = bare("Wordle-v0")
+    env.reset(seed=0)
+    _, _, _, _, info = env.step("<move>qzxjk</move>")
+    assert info["invalid_action"] and env.unwrapped.history == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("length", [4, 5, 6])
+def test_wordle_openings_are_the_computed_best(length):
+    assert wordle.OPENINGS[length] == wordle.best_opening(length)
+
+
+def test_wordle_oracle_finds_the_hardest_known_secrets_in_time():
+    # Secrets that need the most guesses of the oracle (found by an exhaustive run).
+    for level, secret in ((4, "rated"), (10, "jets")):
+        env = wordle.WordleEnv(level=level)
+        if secret not in env.answers:
+            continue
+        env.reset(seed=0)
+        env.secret = secret
+        while True:
+            _, _, terminated, _, info = env.step(env.oracle_action())
+            if terminated:
+                break
+        assert info["success"], secret
+
+
+def test_mastermind_scores_black_and_white_pegs():
+    codes = np.array([[1, 1, 2, 2], [1, 2, 3, 4]], dtype=np.int8)
+    secret = np.array([[2, 1, 1, 5]], dtype=np.int8)
+    scores = mastermind.scores(codes, secret, 6)[:, 0]
+    assert scores.tolist() == [1 * 10 + 2, 0 * 10 + 2]
+
+
+def test_hangman_reveals_every_position_and_counts_misses():
+    env = bare("Hangman-v0")
+    env.reset(seed=0)
+    game = env.unwrapped
+    game.secret, game.pattern = "banana", "______"
+    env.step("<move>a</move>")
+    assert game.pattern == "_a_a_a"
+    env.step("<move>z</move>")
+    assert game.misses == 1
+    _, _, _, _, info = env.step("<move>a</move>")
+    assert info["invalid_action"] and game.misses == 1
+
+
+def test_hangman_reference_misses_match_the_shipped_table():
+    words = hangman._words.answers(5)
+    table = dict(hangman._words.hangman_words())
+    for word in words[:200]:
+        assert hangman.reference_misses(word, words) == table[word]
+
+
+def test_2048_slides_merge_once_per_pair():
+    assert game2048._slide((1, 1, 1, 1)) == (2, 2, 0, 0)
+    assert game2048._slide((0, 2, 2, 3)) == (3, 3, 0, 0)
+    board = (1, 1, 0, 0) + (0,) * 12
+    assert game2048.slide(board, "right")[:4] == (0, 0, 0, 2)
+
+
+def test_2048_tiles_depend_on_the_seed_not_on_invalid_moves():
+    first, second = bare("Game2048-v0"), bare("Game2048-v0")
+    first.reset(seed=4)
+    second.reset(seed=4)
+    second.step("nonsense")
+    move = first.oracle_action()
+    assert first.step(move)[0] != [] and second.step(move)
+    assert first.unwrapped.board == second.unwrapped.board
+
+
+def test_frozen_lake_holes_end_the_episode_and_slips_are_seeded():
+    env = bare("FrozenLake-v0", slippery=True)
+    env.reset(seed=1)
+    slips = list(env.unwrapped.slips)
+    env.reset(seed=1)
+    assert env.unwrapped.slips == slips
+    plain = palaestra.make("FrozenLake-v0").unwrapped
+    plain.reset(seed=0)
+    hole = min(plain.holes)
+    plain.player = hole - 1 if hole % plain.size else hole - plain.size
+    move = "right" if hole % plain.size else "down"
+    _, _, terminated, _, info = plain.step(f"<move>{move}</move>")
+    assert terminated and not info["success"]
+
+
+def _hanoi_bfs(disks, start, target):
+    goal = (target,) * disks
+    seen, queue = {start: 0}, deque([start])
+    while queue:
+        state = queue.popleft()
+        if state == goal:
+            return seen[state]
+        for source, dest in itertools.permutations(range(3), 2):
+            on_source = [d for d in range(disks) if state[d] == source]
+            on_dest = [d for d in range(disks) if state[d] == dest]
+            if on_source and (not on_dest or min(on_dest) > min(on_source)):
+                nxt = list(state)
+                nxt[min(on_source)] = dest
+                nxt = tuple(nxt)
+                if nxt not in seen:
+                    seen[nxt] = seen[state] + 1
+                    queue.append(nxt)
+    raise AssertionError("unreachable")
+
+
+def test_tower_of_hanoi_distance_is_the_bfs_distance():
+    for state in itertools.product(range(3), repeat=4):
+        for target in range(3):
+            where = [0, *state]
+            assert tower_of_hanoi.moves_needed(where, 4, target) == _hanoi_bfs(4, state, target)
+
+
+def test_lights_out_solver_is_exact_on_small_grids():
+    size = 3
+    masks = lights_out._solver(size)[0]
+    for presses in range(1 << 9):
+        lights = 0
+        for cell in range(9):
+            if presses >> cell & 1:
+                lights ^= masks[cell]
+        solution = lights_out.fewest_presses(lights, size)
+        check = 0
+        for cell in range(9):
+            if solution >> cell & 1:
+                check ^= masks[cell]
+        assert check == lights
+        assert bin(solution).count("1") <= bin(presses).count("1")
+
+
+def test_blocksworld_refuses_covered_blocks_and_counts_final_blocks():
+    on = {"A": "", "B": "A", "C": ""}
+    goal = {"A": "", "B": "", "C": "B"}
+    assert blocksworld.well_placed(on, goal) == {"A"}
+    assert blocksworld.stacks(on) == [["A", "B"], ["C"]]
+    env = bare("Blocksworld-v0", blocks=3)
+    env.reset(seed=0)
+    game = env.unwrapped
+    game.on, game.goal = dict(on), dict(goal)
+    _, _, _, _, info = env.step("<move>A table</move>")
+    assert info["invalid_action"] and "not clear" in info["invalid_reason"]
+
+
+# --- two-player games -----------------------------------------------------------------------------
+
+
+def test_tic_tac_toe_minimax_values():
+    assert tic_tac_toe.value("." * 9, "X") == 0  # perfect play draws
+    assert tic_tac_toe.best_moves("XX.OO....", "X") == [2]
+
+
+def test_connect_four_lines_and_full_columns():
+    vertical = sum(1 << (0 * connect_four.STRIDE + r) for r in range(4))
+    diagonal = sum(1 << (k * connect_four.STRIDE + k) for k in range(4))
+    assert connect_four.has_four(vertical) and connect_four.has_four(diagonal)
+    assert not connect_four.has_four(vertical >> 1 & ~(1 << 3))
+    game = connect_four.ConnectFour()
+    game.reset(seed=0)
+    for _ in range(6):
+        game.step({game.acting[0]: "<move>1</move>"})
+    _, rewards, _, _, infos = game.step({game.acting[0]: "<move>1</move>"})
+    agent = game.acting[0]
+    assert infos[agent].get("invalid_action") and "full" in infos[agent]["invalid_reason"]
+
+
+def test_nim_winning_moves_zero_the_nim_sum():
+    for piles in ([3, 4, 5], [1, 1], [7, 2, 9, 4]):
+        for pile, amount in nim.winning_moves(piles):
+            after = list(piles)
+            after[pile] -= amount
+            assert np.bitwise_xor.reduce(after) == 0
+
+
+def test_kuhn_payoffs():
+    assert kuhn_poker.payoff("cc", 2, 0) == 1
+    assert kuhn_poker.payoff("bc", 0, 1) == -2
+    assert kuhn_poker.payoff("cbf", 2, 0) == -1
+    assert kuhn_poker.payoff("bf", 0, 2) == 1
+
+
+def test_othello_opening_moves_and_flips():
+    game = othello.Othello(8)
+    game.reset(seed=0)
+    black, white = game.discs
+    assert othello.legal(black, white, 8).bit_count() == 4
+    move = game.legal_moves(game.possible_agents[0])[0]
+    assert othello.flips(black, white, move, 8).bit_count() == 1
+
+
+def test_battleship_fleets_do_not_overlap_and_hits_are_reported():
+    game = battleship.Battleship(8, (4, 3, 3, 2))
+    game.reset(seed=5)
+    for fleet in game.fleets:
+        cells = [c for ship in fleet for c in ship]
+        assert len(cells) == len(set(cells)) == 12
+    target = min(game.fleets[1][0])
+    observations, rewards, *_ = game.step({"player_0": game.move_text("player_0", target)})
+    assert "hit" in observations["player_0"][0]["content"] and rewards["player_0"] > 0
+
+
+def test_prisoners_dilemma_best_reply_matches_brute_force():
+    game = prisoners_dilemma.PrisonersDilemma(rounds=6)
+    for name in prisoners_dilemma.STRATEGIES:
+        game.reset(seed=2)
+        initial, move, update = prisoners_dilemma.STRATEGIES[name]
+        best = 0
+        for plan in itertools.product("CD", repeat=6):
+            state, points = initial, 0
+            for r, mine in enumerate(plan):
+                theirs = move(state, game.coins[r][1])
+                points += prisoners_dilemma.PAYOFFS[(mine, theirs)][0]
+                state = update(state, theirs, mine)
+            best = max(best, points)
+        assert game.best_reply("player_0", name)[0] == best, name
+
+
+def test_negotiation_best_line_is_reached_by_the_oracle():
+    for name in negotiation.STRATEGIES:
+        env = negotiation.NegotiationEnv(opponent=name)
+        for seed in range(5):
+            env.reset(seed=seed)
+            best = env.best_return()
+            total = 0.0
+            while True:
+                _, reward, terminated, _, info = env.step(env.oracle_action())
+                total += reward
+                if terminated:
+                    break
+            assert total == pytest.approx(best) and info["success"], (name, seed)
