@@ -251,7 +251,7 @@ class Verifier(abc.ABC):
         )
 
     def _timeout(self, context: dict[str, Any]) -> float:
-        value = context.pop("timeout_s", None)
+        value = context.get("timeout_s")
         if value is None:
             return float(self.config.timeout_s)
         if not isinstance(value, (int, float)) or not value > 0:

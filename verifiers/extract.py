@@ -1,4 +1,4 @@
-"""Shared answer extraction: one final-answer slot, found the same way by every verifier.
+r"""Shared answer extraction: one final-answer slot, found the same way by every verifier.
 
 The rules (each configurable through `ExtractionConfig`):
 
@@ -8,8 +8,8 @@ The rules (each configurable through `ExtractionConfig`):
    LaTeX).
 3. Reasoning is cut: only the text after the last ``</think>`` counts. An opened ``<think>``
    that is never closed means the whole completion is reasoning: no answer.
-4. The slot: the last ``<answer>...</answer>`` (a ``\\boxed{}`` inside it wins), else the last
-   ``\\boxed{}``/``\\fbox{}``, else (if enabled) the last "final answer: ..." line.
+4. The slot: the last ``<answer>...</answer>`` (a ``\boxed{}`` inside it wins), else the last
+   ``\boxed{}``/``\fbox{}``, else (if enabled) the last "final answer: ..." line.
 5. Hedging is not rewarded: every slot candidate after the reasoning must agree, and a
    "final answer" statement after the slot must restate it. Otherwise the verdict is
    `incorrect` with reason "conflicting final answers".
@@ -150,7 +150,7 @@ _TAG_TOKEN = {}
 
 
 def find_boxes(text: str) -> list[tuple[int, int, str | None]]:
-    """Every ``\\boxed{...}``/``\\fbox{...}`` as (start, end, content); content None if unclosed.
+    r"""Every ``\boxed{...}``/``\fbox{...}`` as (start, end, content); content None if unclosed.
 
     One pass over the braces (linear time, whatever the input): nested boxes are dropped in
     favour of the outer one.
@@ -226,11 +226,25 @@ def _clean_phrase(value: str) -> str:
     return value.rstrip(".。").strip()
 
 
-def _contains_token(haystack: str, needle: str) -> bool:
-    if not needle:
-        return False
-    pattern = r"(?<![0-9A-Za-z.])" + re.escape(needle) + r"(?![0-9A-Za-z])"
-    return re.search(pattern, haystack) is not None
+_RESTATEMENT_PREFIX = re.compile(r"^(?:(?:so|thus|hence),?\s*)?(?:the\s+answer\s+is|it\s+is|is)\s*:?\s*", re.IGNORECASE)
+_BOXED_WHOLE = re.compile(r"^\\(?:boxed|fbox)\{(.*)\}$", re.S)
+_ASSIGNMENT = re.compile(r"^[A-Za-z]\w*\s*=\s*")
+
+
+def _restates(stated: str, answer: str) -> bool:
+    """True when a "final answer" statement says exactly the slot's answer.
+
+    Equality, not containment: "Final answer: 42, 43" after a slot of 42 is a second
+    candidate, not a restatement. Wrappers that cannot change the meaning are removed
+    first: "the answer is", a whole-statement \\boxed{}, and ``x =`` before a plain value.
+    """
+    value = _RESTATEMENT_PREFIX.sub("", stated.strip())
+    boxed = _BOXED_WHOLE.match(value)
+    if boxed:
+        value = boxed.group(1)
+    if "=" not in answer:
+        value = _ASSIGNMENT.sub("", value)
+    return canonical(_clean_phrase(value)) == canonical(answer)
 
 
 def extract_answer(completion: Any, config: ExtractionConfig) -> Extraction:
@@ -262,9 +276,7 @@ def extract_answer(completion: Any, config: ExtractionConfig) -> Extraction:
         if left_open and not candidates:
             return Extraction("no_answer", reason="an <answer> tag is opened but never closed")
     if "boxed" in config.slots:
-        boxes = [
-            b for b in find_boxes(region) if not any(s <= b[0] < e for s, e in tag_spans)
-        ]
+        boxes = [b for b in find_boxes(region) if not any(s <= b[0] < e for s, e in tag_spans)]
         if boxes and boxes[-1][2] is None:
             return Extraction("no_answer", reason="the last \\boxed{ is never closed")
         candidates += [(b[2].strip(), "boxed", b[1]) for b in boxes if b[2] is not None]
@@ -303,7 +315,7 @@ def extract_answer(completion: Any, config: ExtractionConfig) -> Extraction:
         if source != "phrase":
             for match in _PHRASE_RE.finditer(region, end):
                 stated = _clean_phrase(match.group("value"))
-                if stated and not _contains_token(canonical(stated), canonical(answer)):
+                if stated and not _restates(stated, answer):
                     return Extraction(
                         "conflict",
                         answer=answer,

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian bookworm machine (run as root) for the Docker sandbox tests:
+# installs docker.io and debootstrap, starts dockerd in the background, waits for it, and
+# builds the sandbox base image (debootstrap + docker import; nothing is pulled).
+# Idempotent: installed packages, a running engine and a built image are left as they are.
+#
+#   PYTHON=/path/to/venv/bin/python .ci/docker-setup.sh
+#
+# PYTHON is the interpreter that has palaestra installed (default: python3).
+set -euo pipefail
+
+PYTHON="${PYTHON:-python3}"
+LOG="${DOCKERD_LOG:-/var/log/dockerd.log}"
+
+if [[ "$(id -u)" != 0 ]]; then
+    echo "docker-setup: run as root" >&2
+    exit 1
+fi
+
+missing=()
+command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+if ((${#missing[@]})); then
+    echo "docker-setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" ca-certificates >/dev/null
+fi
+
+if ! docker info >/dev/null 2>&1; then
+    echo "docker-setup: starting dockerd (log: $LOG)"
+    setsid dockerd >>"$LOG" 2>&1 < /dev/null &
+    for _ in $(seq 1 60); do
+        docker info >/dev/null 2>&1 && break
+        sleep 1
+    done
+    if ! docker info >/dev/null 2>&1; then
+        echo "docker-setup: dockerd did not start; last lines of $LOG:" >&2
+        tail -n 40 "$LOG" >&2 || true
+        exit 1
+    fi
+fi
+echo "docker-setup: engine $(docker version --format '{{.Server.Version}}') is up"
+
+"$PYTHON" -m palaestra.sandbox.cli build-image

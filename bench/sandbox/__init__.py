@@ -1,0 +1,1 @@
+"""Benchmarks of the sandbox backends (see run.py)."""

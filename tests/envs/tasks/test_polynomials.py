@@ -1,0 +1,42 @@
+"""Polynomials: expansion is checked algebraically but must be expanded; roots as a set."""
+
+from __future__ import annotations
+
+from palaestra.envs.tasks.base import Problem
+from palaestra.envs.tasks.polynomial_expansion import PolynomialExpansionTask, parse_polynomial
+from palaestra.envs.tasks.polynomial_roots import PolynomialRootsTask
+
+EXPANSION = PolynomialExpansionTask.from_level(1)
+PRODUCT = Problem(
+    "",
+    "x^2 - 3x - 10",
+    {"product": "(x + 2)(x - 5)", "coefficients": [-10, -3, 1], "multiplications": 4},
+)
+ROOTS = PolynomialRootsTask.from_level(3)
+CUBIC = Problem("", "-2, 1/3, 5", {"coefficients": [10, -27, -8, 3], "roots": ["-2", "1/3", "5"]})
+
+
+def test_any_term_order_and_spelling_of_the_expansion_scores():
+    for answer in ("x^2 - 3x - 10", "-10 - 3x + x^2", "x**2 - 3*x - 10", "1x^{2} - 3x - 10"):
+        assert EXPANSION.verify(f"<answer>{answer}</answer>", PRODUCT).score == 1.0, answer
+
+
+def test_unexpanded_or_uncombined_answers_are_malformed():
+    for answer in ("(x + 2)(x - 5)", "x^2 + 2x - 5x - 10", "x2 - 3x - 10"):
+        verdict = EXPANSION.verify(f"<answer>{answer}</answer>", PRODUCT)
+        assert verdict.score == 0.0 and verdict.status.value == "bad_format", answer
+    assert isinstance(parse_polynomial("x^999 + 1"), str)
+
+
+def test_roots_are_a_set():
+    for answer in ("-2, 1/3, 5", "{5, -2, 1/3}", "5, 5, -2, 1/3"):
+        assert ROOTS.verify(f"<answer>{answer}</answer>", CUBIC).score == 1.0, answer
+    for answer in ("-2, 5", "-2, 1/3, 5, 2", "-2, 0.333, 5"):
+        assert ROOTS.verify(f"<answer>{answer}</answer>", CUBIC).score == 0.0, answer
+
+
+def test_quadratic_factors_without_real_roots_add_no_roots():
+    task = PolynomialRootsTask.from_level(6)
+    for seed in range(5):
+        problem = task.problem(seed)
+        assert task.certify(problem).unique
