@@ -7,6 +7,10 @@
 #   PYTHON=/path/to/venv/bin/python .ci/docker-setup.sh
 #
 # PYTHON is the interpreter that has palaestra installed (default: python3).
+# Where dockerd cannot start at all (a container without the privileges it needs), the
+# script says why and exits 0, so that CI goes on and the Docker tests skip with that
+# reason; DOCKER_REQUIRED=1 makes it an error instead. Failing installs and image builds
+# are always errors.
 set -euo pipefail
 
 PYTHON="${PYTHON:-python3}"
@@ -37,7 +41,11 @@ if ! docker info >/dev/null 2>&1; then
     if ! docker info >/dev/null 2>&1; then
         echo "docker-setup: dockerd did not start; last lines of $LOG:" >&2
         tail -n 40 "$LOG" >&2 || true
-        exit 1
+        if [[ "${DOCKER_REQUIRED:-0}" == 1 ]]; then
+            exit 1
+        fi
+        echo "docker-setup: the Docker engine cannot start here; the Docker tests will skip" >&2
+        exit 0
     fi
 fi
 echo "docker-setup: engine $(docker version --format '{{.Server.Version}}') is up"

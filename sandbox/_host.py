@@ -381,9 +381,19 @@ class AgentSession:
         return "the session is closed"
 
     def expire(self) -> None:
-        """Closes the session because it sat idle past its timeout."""
-        self._expired = True
-        self.close()
+        """Closes the session if it sat idle past its timeout.
+
+        A session whose lock is held is busy (a call that outlasted the idle timeout is
+        still running), not idle: it is left alone, and the reaper does not wait for it.
+        """
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self.expired(time.monotonic()):
+                self._expired = True
+                self._close_locked()
+        finally:
+            self._lock.release()
 
     def _fail(self, message: str) -> RunResult:
         return RunResult.failure(message, **self._info)
@@ -488,13 +498,16 @@ class AgentSession:
     def close(self) -> None:
         """Ends the session and everything running in it; safe to call twice."""
         with self._lock:
-            if self._closed:
-                return
-            try:
-                self._channel.send(encode_frame({"t": "close"}))
-            except OSError:
-                pass
-            self._shutdown()
+            self._close_locked()
+
+    def _close_locked(self) -> None:
+        if self._closed:
+            return
+        try:
+            self._channel.send(encode_frame({"t": "close"}))
+        except OSError:
+            pass
+        self._shutdown()
 
     def expired(self, now: float) -> bool:
         """Whether the session sat idle past its timeout (with a margin for the agent)."""
@@ -601,7 +614,13 @@ class SlotPool:
                 return self._free.popleft()
             future = loop.create_future()
             self._waiters.append(_AsyncWaiter(self, loop, future))
-        return await future
+        try:
+            return await future
+        except asyncio.CancelledError:
+            # Cancelled after the slot was handed over but before this task resumed.
+            if future.done() and not future.cancelled():
+                self.release(future.result())
+            raise
 
     def release(self, slot: int) -> None:
         """Returns a slot to the pool or hands it to a waiter."""

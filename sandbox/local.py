@@ -274,11 +274,21 @@ def _tail(log) -> str:
     return text[-2000:] or "no message"
 
 
-def _wait_readable(fd: int, timeout: float) -> bool:
-    import select
+def _readable(fds: list[int], timeout: float | None) -> list[int]:
+    """The descriptors of ``fds`` that are readable (or closed) within ``timeout`` seconds.
 
-    ready, _, _ = select.select([fd], [], [], timeout)
-    return bool(ready)
+    ``poll`` rather than ``select``: the host process may hold more than 1024 descriptors
+    (a trainer, a test runner), and ``select`` refuses any numbered past that.
+    """
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    wait_ms = None if timeout is None else max(0, int(timeout * 1000 + 0.999))
+    return [fd for fd, _ in poller.poll(wait_ms)]
+
+
+def _wait_readable(fd: int, timeout: float) -> bool:
+    return bool(_readable([fd], timeout))
 
 
 class _LocalChannel:
@@ -593,8 +603,15 @@ class _UidSlots:
     """Slot numbers (each a uid and a cgroup); every live sandbox holds a different one."""
 
     def __init__(self, size: int) -> None:
+        self.size = size
         self._free = list(range(size - 1, -1, -1))
         self._ready = threading.Condition()
+
+    @property
+    def in_use(self) -> int:
+        """Slots held by sandboxes that are alive, starting or not yet buried."""
+        with self._ready:
+            return self.size - len(self._free)
 
     def take(self, timeout: float = START_TIMEOUT_S) -> int:
         """A free slot; waits for one while ended sandboxes are still being torn down."""
@@ -614,7 +631,10 @@ class _Keeper:
 
     A used sandbox's slot is free again only once its PID 1 is gone (so that the next
     holder starts in an empty cgroup). The keeper waits for all the dying sandboxes at
-    once, on their pidfds, without making any caller wait for the kernel's teardown.
+    once, on their pidfds, without making any caller wait for the kernel's teardown. It
+    also adopts sandboxes whose caller gave up before they said hello (a cancelled
+    ``arun``): it waits for the hello, then buries them like the others, so that no slot
+    is lost and no half-started sandbox is left behind.
     """
 
     def __init__(self, backend: LocalBackend) -> None:
@@ -640,6 +660,10 @@ class _Keeper:
     def refill(self) -> None:
         self._post(("refill", None))
 
+    def adopt(self, sock: socket.socket, slot: int) -> None:
+        """Takes over a sandbox that has not said hello yet; its caller no longer waits."""
+        self._post(("adopt", (sock, slot)))
+
     def stop(self) -> None:
         self._post(("stop", None))
         if threading.current_thread() is not self._thread:
@@ -647,19 +671,32 @@ class _Keeper:
 
     def _loop(self) -> None:
         dying: dict[int, tuple[_LocalChannel, float]] = {}
+        # Sandboxes adopted before their hello, by the host's socket: (socket, slot, deadline).
+        unborn: dict[int, tuple[socket.socket, int, float]] = {}
         try:
             while True:
-                waits = [deadline for _, deadline in dying.values()]
+                waits = [item[-1] for item in (*dying.values(), *unborn.values())]
                 timeout = max(0.0, min(waits) - time.monotonic()) if waits else None
-                ready, _, _ = select.select([self._wake_r, *dying], [], [], timeout)
+                ready = _readable([self._wake_r, *dying, *unborn], timeout)
                 for fd in ready:
-                    if fd != self._wake_r:
+                    if fd in dying:
                         self._bury(dying.pop(fd)[0])
+                    elif fd in unborn:
+                        sock, slot, _ = unborn.pop(fd)
+                        channel = self._hatch(sock, slot)
+                        if channel is not None:
+                            dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
                 now = time.monotonic()
                 for fd, (channel, deadline) in list(dying.items()):
                     if now >= deadline:
                         channel.kill()
                         dying[fd] = (channel, now + 10.0)
+                for fd, (sock, slot, deadline) in list(unborn.items()):
+                    if now >= deadline:
+                        # The zygote never started it; closing the socket ends it if it does.
+                        del unborn[fd]
+                        sock.close()
+                        self._give(slot)
                 try:
                     while os.read(self._wake_r, 4096):
                         pass
@@ -671,26 +708,68 @@ class _Keeper:
                     except queue.Empty:
                         break
                     if kind == "stop":
+                        for sock, _, _ in unborn.values():
+                            sock.close()
                         for channel, _ in dying.values():
                             channel.kill()
                             channel.wait_gone(5.0)
                         return
                     if kind == "dispose":
                         dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
+                    elif kind == "adopt":
+                        sock, slot = channel
+                        deadline = time.monotonic() + START_TIMEOUT_S
+                        unborn[sock.fileno()] = (sock, slot, deadline)
                     elif kind == "refill":
-                        backend = self._backend()
-                        if backend is not None:
-                            backend._refill()
-                        del backend
+                        self._refill()
         finally:
             os.close(self._wake_r)
             os.close(self._wake_w)
 
-    def _bury(self, channel: _LocalChannel) -> None:
-        channel.wait_gone(0)
+    def _refill(self) -> None:
+        backend = self._backend()
+        if backend is None:
+            return
+        try:
+            backend._refill()
+        except Exception:  # spares are an optimisation; the keeper must go on burying
+            # A run that finds no spare starts its sandbox itself and reports the failure.
+            pass
+
+    def _hatch(self, sock: socket.socket, slot: int) -> _LocalChannel | None:
+        """Reads an adopted sandbox's hello and ends it; None if it never started."""
+        try:
+            sock.setblocking(False)
+            data, ancillary, _, _ = sock.recvmsg(1 << 16, _HELLO_SPACE)
+            pid, work = _parse_hello(data, ancillary)
+            os.close(work)
+            pidfd = os.pidfd_open(pid)
+        except (OSError, InfrastructureError):
+            # It died before its hello: it never joined the slot's cgroups.
+            sock.close()
+            self._give(slot)
+            return None
+        channel = _LocalChannel(sock, pidfd, slot, -1, 0)
+        # Without a request, the sandbox leaves when its socket closes; the deadline of
+        # the dying kills it if it does not.
+        channel.close()
+        return channel
+
+    def _give(self, slot: int) -> None:
         backend = self._backend()
         if backend is not None:
-            backend._uids.give(channel.slot)
+            backend._uids.give(slot)
+
+    def _bury(self, channel: _LocalChannel) -> None:
+        try:
+            channel.wait_gone(0)
+        except OSError:
+            pass
+        self._give(channel.slot)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
 
 
 class LocalBackend:
@@ -887,15 +966,29 @@ class LocalBackend:
     async def _acreate(self, network: bool, disk_mb: int) -> _LocalChannel:
         sock, slot = self._fork(network, disk_mb)
         sock.setblocking(False)
-        if not await _await_readable(sock.fileno(), START_TIMEOUT_S):
-            sock.close()
-            self._uids.give(slot)
+        try:
+            started = await _await_readable(sock.fileno(), START_TIMEOUT_S)
+        except BaseException:
+            # Cancelled: the sandbox is on its way; the keeper ends it and frees its slot.
+            self._abandon(sock, slot)
+            raise
+        if not started:
+            self._abandon(sock, slot)
             raise InfrastructureError(f"the sandbox did not start within {START_TIMEOUT_S:.0f} s")
         return self._welcome(sock, slot, disk_mb)
 
+    def _abandon(self, sock: socket.socket, slot: int) -> None:
+        """Gives up on a sandbox before its hello, without losing its slot."""
+        keeper = self._keeper
+        if keeper is not None and keeper.alive:
+            keeper.adopt(sock, slot)
+        else:
+            sock.close()
+            self._uids.give(slot)
+
     def _dispose(self, channel: _LocalChannel) -> None:
         keeper = self._keeper
-        if keeper is None:
+        if keeper is None or not keeper.alive:
             channel.close()
             channel.wait_gone()
             self._uids.give(channel.slot)
@@ -1037,7 +1130,7 @@ class LocalBackend:
                 deadline = self._deadline(limits)
                 while not run.done:
                     timeout = max(0.0, deadline - time.monotonic())
-                    ready, _, _ = select.select(run.descriptors(), [], [], timeout)
+                    ready = _readable(run.descriptors(), timeout)
                     if not ready and not run.host_killed:
                         run.kill()
                         deadline = time.monotonic() + _AFTER_KILL_S

@@ -41,7 +41,10 @@ def _groups(ids: Sequence[Hashable]) -> dict[Hashable, list[int]]:
 
 
 def group_advantages(
-    rewards: Sequence[float], groups: Sequence[Hashable], method: GroupMethod = "grpo", eps: float = EPS
+    rewards: Sequence[float],
+    groups: Sequence[Hashable],
+    method: GroupMethod = "grpo",
+    eps: float = EPS,
 ) -> np.ndarray:
     """Episode advantages relative to the other samples of the same prompt.
 
@@ -125,13 +128,13 @@ def turn_advantages(
         raise ValueError(f"normalize must be batch, group, group_turn or none, got {normalize!r}")
     out = [np.zeros_like(r) for r in returns]
     buckets: dict[Hashable, list[tuple[int, int]]] = defaultdict(list)
-    for episode, (group, episode_returns) in enumerate(zip(groups, returns)):
+    for episode, (group, episode_returns) in enumerate(zip(groups, returns, strict=True)):
         for t in range(len(episode_returns)):
             key = (group, t) if normalize == "group_turn" else group
             buckets[key].append((episode, t))
     for members in buckets.values():
         normalised = _standardise(np.array([returns[e][t] for e, t in members]), eps)
-        for (episode, t), value in zip(members, normalised):
+        for (episode, t), value in zip(members, normalised, strict=True):
             out[episode][t] = value
     return out
 
@@ -158,24 +161,30 @@ def gigpo_advantages(
         raise ValueError("turn_rewards, state_keys and groups need one entry per episode")
     episode_part = group_advantages([float(np.sum(r)) for r in turn_rewards], groups, "grpo", eps)
     returns = [discounted_returns(r, gamma) for r in turn_rewards]
-    out = [np.full(len(r), a, dtype=np.float64) for r, a in zip(returns, episode_part)]
+    out = [np.full(len(r), a, dtype=np.float64) for r, a in zip(returns, episode_part, strict=True)]
     steps: dict[tuple[Hashable, Hashable], list[tuple[int, int]]] = defaultdict(list)
-    for episode, (group, keys) in enumerate(zip(groups, state_keys)):
+    for episode, (group, keys) in enumerate(zip(groups, state_keys, strict=True)):
         if len(keys) != len(returns[episode]):
-            raise ValueError(f"episode {episode} has {len(keys)} state keys for {len(returns[episode])} turns")
+            raise ValueError(
+                f"episode {episode} has {len(keys)} state keys for {len(returns[episode])} turns"
+            )
         for t, key in enumerate(keys):
             steps[group, key].append((episode, t))
     for members in steps.values():
         values = np.array([returns[e][t] for e, t in members])
         if len(members) < 2 or np.allclose(values, values[0]):
             continue
-        for (episode, t), value in zip(members, _standardise(values, eps)):
+        for (episode, t), value in zip(members, _standardise(values, eps), strict=True):
             out[episode][t] += step_weight * value
     return out
 
 
 def gae_tokens(
-    rewards: np.ndarray, values: np.ndarray, sampled: np.ndarray, gamma: float = 1.0, lam: float = 1.0
+    rewards: np.ndarray,
+    values: np.ndarray,
+    sampled: np.ndarray,
+    gamma: float = 1.0,
+    lam: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Token-level GAE over the tokens the policy sampled.
 
@@ -187,7 +196,8 @@ def gae_tokens(
         rewards: Per-token rewards (turn rewards sit on each turn's last sampled token).
         values: The critic's value at each token.
         sampled: 1 where the policy sampled the token, else 0.
-        gamma, lam: Discount and GAE lambda.
+        gamma: The discount.
+        lam: The GAE lambda.
 
     Returns:
         ``(advantages, returns)``, zero at unsampled positions.
@@ -207,11 +217,16 @@ def gae_tokens(
 
 
 def gae_turns(
-    turn_rewards: Sequence[float], turn_values: Sequence[float], gamma: float = 1.0, lam: float = 1.0
+    turn_rewards: Sequence[float],
+    turn_values: Sequence[float],
+    gamma: float = 1.0,
+    lam: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Turn-level GAE: one value per turn (e.g. the critic at the turn's first token)."""
     ones = np.ones(len(turn_rewards))
-    return gae_tokens(np.asarray(turn_rewards, float), np.asarray(turn_values, float), ones, gamma, lam)
+    return gae_tokens(
+        np.asarray(turn_rewards, float), np.asarray(turn_values, float), ones, gamma, lam
+    )
 
 
 def broadcast_to_tokens(
@@ -221,7 +236,7 @@ def broadcast_to_tokens(
     if len(turn_values) != len(turn_spans):
         raise ValueError(f"{len(turn_values)} turn values but {len(turn_spans)} turn spans")
     out = np.zeros(length, dtype=np.float64)
-    for value, (start, end) in zip(turn_values, turn_spans):
+    for value, (start, end) in zip(turn_values, turn_spans, strict=True):
         if not 0 <= start <= end <= length:
             raise ValueError(f"turn span {(start, end)} is outside a sequence of {length} tokens")
         out[start:end] = value
@@ -233,7 +248,7 @@ def rewards_on_last_tokens(
 ) -> np.ndarray:
     """Per-token rewards with each turn's reward on its last sampled token (for `gae_tokens`)."""
     out = np.zeros(length, dtype=np.float64)
-    for reward, (start, end) in zip(turn_rewards, turn_spans):
+    for reward, (start, end) in zip(turn_rewards, turn_spans, strict=True):
         if end > start:
             out[end - 1] += reward
     return out

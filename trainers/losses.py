@@ -23,7 +23,10 @@ Aggregation = Literal["token_mean", "seq_mean_token_mean", "seq_sum_const"]
 
 
 def aggregate(
-    per_token: torch.Tensor, mask: torch.Tensor, mode: Aggregation = "token_mean", constant: float | None = None
+    per_token: torch.Tensor,
+    mask: torch.Tensor,
+    mode: Aggregation = "token_mean",
+    constant: float | None = None,
 ) -> torch.Tensor:
     """Reduces a per-token loss over sampled tokens.
 
@@ -44,9 +47,13 @@ def aggregate(
         return per_sequence.mean()
     if mode == "seq_sum_const":
         if not constant or constant <= 0:
-            raise ValueError("seq_sum_const needs a positive constant (e.g. the max generation length)")
+            raise ValueError(
+                "seq_sum_const needs a positive constant (e.g. the max generation length)"
+            )
         return (masked.sum(-1) / constant).mean()
-    raise ValueError(f"unknown aggregation {mode!r}; use token_mean, seq_mean_token_mean or seq_sum_const")
+    raise ValueError(
+        f"unknown aggregation {mode!r}; use token_mean, seq_mean_token_mean or seq_sum_const"
+    )
 
 
 @dataclasses.dataclass
@@ -84,10 +91,12 @@ def clipped_surrogate(
         old_logp: ``[B, T]`` log-probs under the sampling policy.
         advantages: ``[B, T]`` advantages (per token, or broadcast per sequence).
         mask: ``[B, T]`` 1 on sampled tokens.
-        clip_low, clip_high: The clip range ``[1 - low, 1 + high]`` (clip-higher: high > low).
+        clip_low: The lower clip: ratios below ``1 - clip_low`` are clipped.
+        clip_high: The upper clip, ``1 + clip_high`` (clip-higher: ``clip_high > clip_low``).
         dual_clip: The dual-clip constant ``c`` or None.
         level: ``"token"`` (PPO/GRPO) or ``"sequence"`` (GSPO).
-        aggregation, constant: See `aggregate`.
+        aggregation: How token terms become one loss; see `aggregate`.
+        constant: The divisor of ``seq_sum_const`` aggregation; see `aggregate`.
     """
     mask_f = mask.to(logp.dtype)
     log_ratio = (logp - old_logp) * mask_f
@@ -122,7 +131,9 @@ def clipped_surrogate(
     return loss, stats
 
 
-def kl_estimate(logp: torch.Tensor, ref_logp: torch.Tensor, kind: Literal["k1", "k2", "k3"] = "k3") -> torch.Tensor:
+def kl_estimate(
+    logp: torch.Tensor, ref_logp: torch.Tensor, kind: Literal["k1", "k2", "k3"] = "k3"
+) -> torch.Tensor:
     """Per-token estimates of KL(policy || reference) from sampled tokens.
 
     With ``log_r = ref_logp - logp``: k1 = ``-log_r``; k2 = ``log_r ** 2 / 2``;

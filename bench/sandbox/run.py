@@ -40,18 +40,6 @@ def _percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def latency(run_once: Callable[[], None], runs: int, warmup: int = 5) -> tuple[float, float]:
-    """Median and p95 of ``runs`` sequential calls, in milliseconds."""
-    for _ in range(warmup):
-        run_once()
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run_once()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples), _percentile(samples, 0.95)
-
-
 def throughput_threads(run_once: Callable[[], None], concurrency: int, runs: int) -> float:
     """Runs per second with ``concurrency`` threads calling ``run_once``."""
     with ThreadPoolExecutor(concurrency) as pool:
@@ -102,15 +90,21 @@ def _backend_call(backend, request: RunRequest) -> Callable[[], None]:
 
 
 def interleaved_latency(
-    calls: dict[str, Callable[[], None]], runs: int
+    calls: dict[str, Callable[[], None]], runs: int, every: dict[str, int] | None = None
 ) -> dict[str, tuple[float, float]]:
-    """Median and p95 (ms) per row, sampling the rows in turn so that load hits them alike."""
-    for call in calls.values():
-        for _ in range(5):
+    """Median and p95 (ms) per row, sampling the rows in turn so that load hits them alike.
+
+    ``every`` names slow rows sampled only every n-th round (still in turn with the others).
+    """
+    every = every or {}
+    for name, call in calls.items():
+        for _ in range(2 if name in every else 5):
             call()
     samples: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(runs):
+    for round_ in range(runs):
         for name, call in calls.items():
+            if round_ % every.get(name, 1):
+                continue
             start = time.perf_counter()
             call()
             samples[name].append((time.perf_counter() - start) * 1000)
@@ -168,15 +162,14 @@ def main(argv: list[str] | None = None) -> dict:
                 anchor = _subprocess(
                     [docker_cli, "run", "--rm", "--network", "none", docker.image, *HELLO]
                 )
+                calls["docker run --rm (anchor)"] = anchor
         except PalaestraError as e:
             print(f"  docker rows skipped: {e}", file=sys.stderr)
             docker = None
     try:
-        latencies = interleaved_latency(calls, args.runs)
+        # The anchor takes a second or so a run: sampled every 10th round, in turn.
+        latencies = interleaved_latency(calls, args.runs, every={"docker run --rm (anchor)": 10})
         if anchor is not None:
-            latencies["docker run --rm (anchor)"] = latency(
-                anchor, max(10, args.runs // 10), warmup=2
-            )
             tputs["docker run --rm (anchor)"] = lambda c: throughput_threads(
                 anchor, c, max(c * 2, args.runs // 10)
             )

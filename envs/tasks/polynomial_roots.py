@@ -159,7 +159,7 @@ class PolynomialRootsTask(Task[PolynomialRootsConfig]):
         return problem.reference
 
     def check(self, answer: str, problem: Problem) -> Verdict:
-        """The listed numbers, as a set, must equal the set of roots (exact comparison)."""
+        """Each root listed exactly once, and nothing else (exact comparison)."""
         items = split_items(answer)
         if items is None or not all(items):
             return self.malformed(answer, problem, "not a comma-separated list of roots")
@@ -176,6 +176,8 @@ class PolynomialRootsTask(Task[PolynomialRootsConfig]):
             hit = next((i for i, r in enumerate(expected) if same_number(text, r)), None)
             if hit is None:
                 return self.wrong(answer, problem, f"{text} is not a root")
+            if hit in matched:
+                return self.wrong(answer, problem, f"{text} lists a root a second time")
             matched.add(hit)
         if len(matched) != len(expected):
             return self.wrong(

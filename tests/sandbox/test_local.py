@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 import threading
+import time
 
 import pytest
 from palaestra.sandbox import Limits, RunRequest
@@ -215,3 +216,106 @@ def test_backend_close_leaves_no_processes():
         not os.path.exists(f"/proc/{zygote}")
         or open(f"/proc/{zygote}/stat").read().split()[2] == "Z"
     )
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def _settled(backend: LocalBackend, timeout: float = 20.0) -> tuple[int, int, int]:
+    """Waits until only the spares hold slots; returns (slots in use, spares, processes)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        in_use, spares = backend._uids.in_use, len(backend._spares)
+        # The starter, the zygote and one process per spare sandbox.
+        processes = len(_descendants(backend._zygote.proc.pid)) + 1
+        if (in_use == spares and processes == spares + 2) or time.monotonic() > deadline:
+            return in_use, spares, processes
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["local", "python"])
+def test_16_and_32_runs_in_flight_leave_nothing_behind(fast):
+    """32 tasks, 16 threads, 32 tasks cancelled at all stages: results right, nothing leaked."""
+
+    async def gather(backend, codes):
+        return await asyncio.gather(*(backend.arun(RunRequest(code=c)) for c in codes))
+
+    async def cancelled(backend, n):
+        async def one(i):
+            request = RunRequest(code=f"import time; time.sleep(0.05); print({i})")
+            try:
+                return await asyncio.wait_for(backend.arun(request), 0.01 * (i % 20))
+            except asyncio.TimeoutError:
+                return None
+
+        return await asyncio.gather(*(one(i) for i in range(n)))
+
+    with LocalBackend(fast_python=fast, max_concurrency=32, prestart=2) as backend:
+        results = asyncio.run(gather(backend, [f"print({i})" for i in range(32)]))
+        assert [r.stdout for r in results] == [f"{i}\n".encode() for i in range(32)]
+        assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+
+        out: dict[int, bytes] = {}
+
+        def one(i):
+            out[i] = backend.run(RunRequest(code=f"print(-{i})")).stdout
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert out == {i: f"{-i}\n".encode() for i in range(16)}
+
+        for i, result in enumerate(asyncio.run(cancelled(backend, 32))):
+            assert result is None or result.stdout == f"{i}\n".encode()
+        in_use, spares, processes = _settled(backend)
+        assert in_use == spares <= 2 and processes == spares + 2
+        assert len(backend._runs._free) == backend.max_concurrency
+        # The backend is as good as new afterwards.
+        after = asyncio.run(gather(backend, [f"print({i})" for i in range(16)]))
+        assert [r.stdout for r in after] == [f"{i}\n".encode() for i in range(16)]
+        starter = backend._zygote.proc.pid
+        groups = set(backend._cgroups.parents.values()) if backend._cgroups else set()
+    assert not os.path.exists(f"/proc/{starter}") or _descendants(starter) == []
+    assert all(not path.exists() for path in groups)
+
+
+def test_a_host_holding_many_descriptors(local):
+    """Descriptors numbered past 1024 in the host process (a trainer, a test runner)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 1200
+    if soft < wanted + 200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, wanted + 200), hard))
+    hog = [os.open(os.devnull, os.O_RDONLY) for _ in range(wanted)]
+    try:
+        assert max(hog) > 1024
+        assert local.run(RunRequest(code="print('sync')")).stdout == b"sync\n"
+
+        async def main():
+            return await asyncio.gather(
+                *(local.arun(RunRequest(code="print(7)")) for _ in range(8))
+            )
+
+        assert [r.stdout for r in asyncio.run(main())] == [b"7\n"] * 8
+    finally:
+        for fd in hog:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

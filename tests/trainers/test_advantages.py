@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from palaestra.trainers.advantages import (
     broadcast_to_tokens,
     discounted_returns,
@@ -29,7 +28,9 @@ def test_grpo_drgrpo_rloo_by_hand():
     assert group_advantages(rewards, groups, "grpo", eps=0.0) == pytest.approx([1, -1, -1, 1])
     assert group_advantages(rewards, groups, "drgrpo") == pytest.approx([0.5, -0.5, -0.5, 0.5])
     # leave-one-out: 1 - mean(0, 0, 1) = 2/3; 0 - mean(1, 0, 1) = -2/3
-    assert group_advantages(rewards, groups, "rloo") == pytest.approx([2 / 3, -2 / 3, -2 / 3, 2 / 3])
+    assert group_advantages(rewards, groups, "rloo") == pytest.approx(
+        [2 / 3, -2 / 3, -2 / 3, 2 / 3]
+    )
 
 
 def test_group_advantages_rejects_bad_input():
@@ -62,7 +63,9 @@ def test_group_and_group_turn_normalisation():
     assert by_group[0][0] > 0 > by_group[1][0] and by_group[2][0] == 0.0
     by_turn = turn_advantages(rewards, 1.0, "group_turn", groups)
     # turn 0 of group a: returns 2 and 0 -> +1, -1; turn 1: 1 and 0 -> +1, -1
-    assert by_turn[0] == pytest.approx([1.0, 1.0], abs=1e-5) and by_turn[1] == pytest.approx([-1.0, -1.0], abs=1e-5)
+    assert by_turn[0] == pytest.approx([1.0, 1.0], abs=1e-5) and by_turn[1] == pytest.approx(
+        [-1.0, -1.0], abs=1e-5
+    )
     with pytest.raises(ValueError, match="group id"):
         turn_advantages(rewards, 1.0, "group")
 
@@ -107,7 +110,29 @@ def test_turn_level_gae_and_token_helpers():
     advantages, _ = gae_turns([0.0, 1.0], [0.0, 0.0], 1.0, 1.0)
     assert advantages == pytest.approx([1.0, 1.0])
     spans = [(2, 4), (6, 9)]
-    assert broadcast_to_tokens([0.5, -1.0], spans, 10).tolist() == [0, 0, 0.5, 0.5, 0, 0, -1, -1, -1, 0]
-    assert rewards_on_last_tokens([0.5, 1.0], spans, 10).tolist() == [0, 0, 0, 0.5, 0, 0, 0, 0, 1.0, 0]
+    assert broadcast_to_tokens([0.5, -1.0], spans, 10).tolist() == [
+        0,
+        0,
+        0.5,
+        0.5,
+        0,
+        0,
+        -1,
+        -1,
+        -1,
+        0,
+    ]
+    assert rewards_on_last_tokens([0.5, 1.0], spans, 10).tolist() == [
+        0,
+        0,
+        0,
+        0.5,
+        0,
+        0,
+        0,
+        0,
+        1.0,
+        0,
+    ]
     with pytest.raises(ValueError, match="outside"):
         broadcast_to_tokens([1.0], [(5, 12)], 10)

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import pytest
 import torch
-
-from palaestra.trainers.losses import aggregate, clipped_surrogate, entropy, kl_estimate, token_logprobs, value_loss
+from palaestra.trainers.losses import (
+    aggregate,
+    clipped_surrogate,
+    entropy,
+    kl_estimate,
+    token_logprobs,
+    value_loss,
+)
 
 
 def _grad_of_surrogate(ratio: float, advantage: float, **kwargs) -> float:
     logp = torch.tensor([[float(torch.log(torch.tensor(ratio)))]], requires_grad=True)
-    loss, _ = clipped_surrogate(logp, torch.zeros(1, 1), torch.tensor([[advantage]]), torch.ones(1, 1), **kwargs)
+    loss, _ = clipped_surrogate(
+        logp, torch.zeros(1, 1), torch.tensor([[advantage]]), torch.ones(1, 1), **kwargs
+    )
     loss.backward()
     return float(logp.grad)
 
@@ -35,16 +43,31 @@ def test_clip_higher_is_asymmetric():
 def test_dual_clip_bounds_negative_advantages():
     # ratio 5, A = -1: PPO's objective is -5; dual clip c = 3 bounds it at -3 with no gradient.
     logp = torch.tensor([[float(torch.log(torch.tensor(5.0)))]], requires_grad=True)
-    loss, stats = clipped_surrogate(logp, torch.zeros(1, 1), torch.tensor([[-1.0]]), torch.ones(1, 1), dual_clip=3.0)
+    loss, stats = clipped_surrogate(
+        logp, torch.zeros(1, 1), torch.tensor([[-1.0]]), torch.ones(1, 1), dual_clip=3.0
+    )
     loss.backward()
-    assert loss.item() == pytest.approx(3.0) and float(logp.grad) == 0.0 and stats.dual_clip_fraction == 1.0
+    assert (
+        loss.item() == pytest.approx(3.0)
+        and float(logp.grad) == 0.0
+        and stats.dual_clip_fraction == 1.0
+    )
     with pytest.raises(ValueError):
-        clipped_surrogate(logp, torch.zeros(1, 1), torch.tensor([[-1.0]]), torch.ones(1, 1), dual_clip=0.5)
+        clipped_surrogate(
+            logp, torch.zeros(1, 1), torch.tensor([[-1.0]]), torch.ones(1, 1), dual_clip=0.5
+        )
 
 
 def test_gspo_ratio_is_the_sequence_geometric_mean():
     logp = torch.log(torch.tensor([[2.0, 0.5, 1.0]]))
-    _, stats = clipped_surrogate(logp, torch.zeros(1, 3), torch.ones(1, 3), torch.tensor([[1, 1, 0]]), level="sequence", clip_high=10.0)
+    _, stats = clipped_surrogate(
+        logp,
+        torch.zeros(1, 3),
+        torch.ones(1, 3),
+        torch.tensor([[1, 1, 0]]),
+        level="sequence",
+        clip_high=10.0,
+    )
     assert stats.ratio_mean == pytest.approx(1.0)  # exp(mean(log 2, log 0.5)) = 1
 
 
@@ -53,7 +76,9 @@ def test_k3_is_non_negative_and_zero_only_at_equality():
     for ref in (torch.linspace(-3, 0, 50), torch.linspace(-2, -0.5, 50), torch.zeros(50)):
         assert torch.all(kl_estimate(logp, ref, "k3") >= 0)
     assert torch.all(kl_estimate(logp, logp, "k3") == 0)
-    assert torch.all(kl_estimate(logp, logp, "k1") == 0) and torch.all(kl_estimate(logp, logp, "k2") == 0)
+    assert torch.all(kl_estimate(logp, logp, "k1") == 0) and torch.all(
+        kl_estimate(logp, logp, "k2") == 0
+    )
     assert float(kl_estimate(torch.tensor(0.0), torch.tensor(-1.0), "k2")) == pytest.approx(0.5)
 
 
@@ -62,7 +87,9 @@ def test_aggregations_by_hand():
     mask = torch.tensor([[1, 1, 1], [1, 0, 0]])
     assert float(aggregate(loss, mask, "token_mean")) == pytest.approx(10 / 4)
     assert float(aggregate(loss, mask, "seq_mean_token_mean")) == pytest.approx((2 + 4) / 2)
-    assert float(aggregate(loss, mask, "seq_sum_const", constant=4)) == pytest.approx((6 / 4 + 4 / 4) / 2)
+    assert float(aggregate(loss, mask, "seq_sum_const", constant=4)) == pytest.approx(
+        (6 / 4 + 4 / 4) / 2
+    )
     with pytest.raises(ValueError):
         aggregate(loss, mask, "seq_sum_const")
 
@@ -70,8 +97,12 @@ def test_aggregations_by_hand():
 def test_value_loss_clipping():
     values, old, returns = torch.tensor([[2.0]]), torch.tensor([[1.0]]), torch.tensor([[3.0]])
     # unclipped (2-3)^2 = 1; clipped value 1.2 -> (1.2-3)^2 = 3.24; max -> 3.24 / 2
-    assert float(value_loss(values, old, returns, torch.ones(1, 1), clip=0.2)) == pytest.approx(1.62)
-    assert float(value_loss(values, old, returns, torch.ones(1, 1), clip=None)) == pytest.approx(0.5)
+    assert float(value_loss(values, old, returns, torch.ones(1, 1), clip=0.2)) == pytest.approx(
+        1.62
+    )
+    assert float(value_loss(values, old, returns, torch.ones(1, 1), clip=None)) == pytest.approx(
+        0.5
+    )
 
 
 def test_masked_positions_get_exactly_zero_gradient():

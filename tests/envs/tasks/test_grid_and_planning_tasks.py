@@ -1,0 +1,166 @@
+"""Grid-puzzle and planning families: correctness checks beyond the generic quality bar.
+
+For each family: the oracle scores 1, one-step mutations and hedged or padded answers score
+0, generated instances are certified solvable (and unique where claimed), the same seed gives
+the same instance, explicit knobs override the level and bad knob values are refused.
+Family-specific rules (longer plans where a shortest one is asked, changed givens) follow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from palaestra.envs.tasks.base import Problem
+from palaestra.envs.tasks.binairo import BinairoTask
+from palaestra.envs.tasks.blocksworld_plan import BlocksworldPlanTask
+from palaestra.envs.tasks.futoshiki import FutoshikiTask
+from palaestra.envs.tasks.hanoi_plan import HanoiPlanTask
+from palaestra.envs.tasks.kenken import KenKenTask
+from palaestra.envs.tasks.light_up import LightUpTask
+from palaestra.envs.tasks.magic_square import MagicSquareTask
+from palaestra.envs.tasks.maze_path import MazePathTask
+from palaestra.envs.tasks.n_queens import NQueensTask
+from palaestra.envs.tasks.nonogram import NonogramTask
+from palaestra.envs.tasks.rush_hour import RushHourTask
+from palaestra.envs.tasks.skyscrapers import SkyscrapersTask
+from palaestra.envs.tasks.sliding_puzzle_plan import SlidingPuzzlePlanTask
+from palaestra.envs.tasks.sokoban_plan import SokobanPlanTask
+from palaestra.envs.tasks.star_battle import StarBattleTask
+from palaestra.envs.tasks.sudoku import SudokuTask
+
+from palaestra.verdict import Status
+
+TASKS = [
+    SudokuTask,
+    FutoshikiTask,
+    KenKenTask,
+    SkyscrapersTask,
+    NonogramTask,
+    BinairoTask,
+    LightUpTask,
+    StarBattleTask,
+    NQueensTask,
+    MagicSquareTask,
+    HanoiPlanTask,
+    BlocksworldPlanTask,
+    SokobanPlanTask,
+    RushHourTask,
+    SlidingPuzzlePlanTask,
+    MazePathTask,
+]
+CASES = [(t, level) for t in TASKS for level in (2, 6)]
+IDS = [f"{t.name}-L{level}" for t, level in CASES]
+
+
+@pytest.mark.parametrize("task_class, level", CASES, ids=IDS)
+def test_oracle_scores_one_and_the_instance_is_certified(task_class, level):
+    task = task_class.from_level(level)
+    for seed in range(3):
+        problem = task.problem(seed, 5)
+        verdict = task.verify(task.slot(task.solve(problem)), problem)
+        assert verdict.score == 1.0 and verdict.status is Status.CORRECT, verdict.reason
+        certificate = task.certify(problem)
+        assert certificate.solvable
+        assert certificate.unique or not task.unique
+
+
+@pytest.mark.parametrize("task_class, level", CASES, ids=IDS)
+def test_wrong_hedged_and_padded_answers_score_zero(task_class, level):
+    task = task_class.from_level(level)
+    problem = task.problem(11, 0)
+    reference = task.solve(problem)
+    mutants = task.mutations(problem)
+    assert mutants
+    for mutant in mutants:
+        assert task.verify(task.slot(mutant), problem).score == 0.0, mutant
+    mutant = mutants[0]
+    for completion in (
+        f"<answer>{reference} or {mutant}</answer>",
+        f"<answer>{reference}</answer> or <answer>{mutant}</answer>",
+        f"<answer>{reference}\n{reference}</answer>",
+        f"<answer>{reference} (I am not sure)</answer>",
+        f"<answer>The answer is {reference}</answer>",
+        "<answer></answer>",
+    ):
+        assert task.verify(completion, problem).score == 0.0, completion
+
+
+@pytest.mark.parametrize("task_class", TASKS, ids=[t.name for t in TASKS])
+def test_same_seed_same_instance_and_items_differ(task_class):
+    task = task_class.from_level(4)
+    assert task.problem(5, 2) == task_class.from_level(4).problem(5, 2)
+    prompts = {task.problem(5, index).prompt for index in range(6)}
+    assert len(prompts) > 1
+
+
+@pytest.mark.parametrize("task_class", TASKS, ids=[t.name for t in TASKS])
+def test_explicit_knobs_override_the_level_and_bad_values_are_refused(task_class):
+    high = task_class.level_config(2)
+    changed = next(
+        f.name
+        for f in dataclasses.fields(high)
+        if getattr(high, f.name) != getattr(task_class.level_config(1), f.name)
+    )
+    task = task_class.from_level(1, **{changed: getattr(high, changed)})
+    assert getattr(task.config, changed) == getattr(high, changed)
+    with pytest.raises(ValueError, match=changed):
+        task_class.from_level(1, **{changed: "many"})
+
+
+def _round_trip_detour(task, problem, forward: str, back: str) -> str:
+    """The reference plan with a move and its undoing put in front of it."""
+    return f"{forward} {back} {task.solve(problem)}"
+
+
+def test_hanoi_a_legal_longer_plan_scores_zero():
+    task = HanoiPlanTask.from_level(3)
+    problem = task.problem(1)
+    first = task.solve(problem).split()[0]
+    detour = _round_trip_detour(task, problem, first, first[::-1])
+    verdict = task.verify(task.slot(detour), problem)
+    assert verdict.score == 0.0 and verdict.status is Status.INCORRECT
+
+
+def test_maze_a_longer_walk_scores_zero_and_a_wall_move_is_illegal():
+    task = MazePathTask.from_level(3)
+    problem = task.problem(2)
+    plan = task.solve(problem)
+    back = {"U": "D", "D": "U", "L": "R", "R": "L"}
+    longer = plan[0] + back[plan[0]] + plan
+    assert task.verify(task.slot(longer), problem).score == 0.0
+    assert task.verify(task.slot(plan[:-1]), problem).score == 0.0
+
+
+def test_sliding_puzzle_a_longer_plan_scores_zero_where_the_shortest_is_asked():
+    task = SlidingPuzzlePlanTask.from_level(4)
+    problem = task.problem(3)
+    assert problem.data["optimal"]
+    first = task.solve(problem).split()[0]
+    detour = _round_trip_detour(task, problem, first, first)
+    assert task.verify(task.slot(detour), problem).score == 0.0
+
+
+def test_sudoku_changing_a_given_scores_zero():
+    task = SudokuTask.from_level(1)
+    problem = task.problem(4)
+    n = problem.data["size"]
+    rows = [list(map(int, line.split())) for line in task.solve(problem).splitlines()]
+    r, c = next((r, c) for r in range(n) for c in range(n) if problem.data["givens"][r][c])
+    # Swapping two columns keeps the rows and columns Latin but moves the givens.
+    other = (c + 1) % n
+    for row in rows:
+        row[c], row[other] = row[other], row[c]
+    answer = "\n".join(" ".join(map(str, row)) for row in rows)
+    assert task.verify(task.slot(answer), problem).score == 0.0
+
+
+def test_n_queens_any_valid_completion_scores_and_a_clash_does_not():
+    task = NQueensTask.from_level(1)
+    problem = Problem("", "Q....\n..Q..\n....Q\n.Q...\n...Q.", {"size": 5, "given": [[0, 0]]})
+    other = "Q....\n...Q.\n.Q...\n....Q\n..Q.."
+    assert task.verify(task.slot(other), problem).score == 1.0
+    clash = "Q....\n.Q...\n...Q.\n....Q\n..Q.."
+    assert task.verify(task.slot(clash), problem).status is Status.INCORRECT
+    moved = ".Q...\n...Q.\nQ....\n..Q..\n....Q"
+    assert task.verify(task.slot(moved), problem).score == 0.0
