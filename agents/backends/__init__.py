@@ -1,0 +1,1 @@
+"""Policy backends: Hugging Face transformers, vLLM, OpenAI-compatible HTTP servers."""

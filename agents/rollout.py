@@ -1,0 +1,886 @@
+"""The rollout engine: many episodes at once, each recorded as exact tokens with a loss mask.
+
+    engine = RolloutEngine(policy, ChatFormatter(tokenizer), RolloutConfig(samples_per_task=8))
+    episodes = engine.run([Task("GuessNumber-v0", seed=s) for s in range(32)])
+    write_jsonl(episodes, "episodes.jsonl")
+
+Each `Task` (an env id, its kwargs and a seed) is played ``samples_per_task`` times; the
+samples share a ``group_id`` (a GRPO group: same env, kwargs and seed). Every episode is
+its own coroutine on one asyncio loop, at most ``max_concurrency`` at a time:
+
+* the env is made with `palaestra.make`; sync envs run in a `WorkerPool` thread (a hung
+  call is abandoned, never waited for), native async envs on the loop;
+* the policy is called with the episode's exact token ids (`ChatSequence`), so batching
+  across episodes is the backend's business (the HF backend gathers concurrent requests);
+* per-episode budgets (turns, tokens) truncate the episode; timeouts (env call, policy
+  call, whole episode) and errors mask it.
+
+A failure that is not the policy's doing (the env raised, hung, reported
+``info["status"] == "error"``, the policy backend failed) never stops the run and never
+reads as a zero reward: the episode comes back with ``status`` "error" or "timeout" and
+``mask=True``, with what was recorded up to the failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+import functools
+import json
+import os
+import time
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from palaestra.agents.chat import ChatFormatter, ChatSequence
+from palaestra.agents.policy import Policy, PolicyError, Request, SamplingParams, TurnContext
+from palaestra.agents.progress import RolloutProgress
+from palaestra.agents.tool_calls import action_message, text_to_action
+from palaestra.agents.workers import WorkerPool
+
+STATUSES = ("ok", "error", "timeout")
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One prompt to play: an env id, its kwargs, a seed and reset options.
+
+    Attributes:
+        env_id: A registered id.
+        seed: The reset seed (every sample of the task uses it).
+        kwargs: Arguments for `palaestra.make`.
+        options: Options for `reset`.
+        group_id: The group's id (default: built from the task's index, id and seed).
+    """
+
+    env_id: str
+    seed: int | None = None
+    kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    options: Mapping[str, Any] | None = None
+    group_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.env_id, str) or not self.env_id:
+            raise TypeError(f"env_id must be a registered id string, got {self.env_id!r}")
+        if self.seed is not None and (not isinstance(self.seed, int) or self.seed < 0):
+            raise ValueError(f"seed must be a non-negative integer or None, got {self.seed!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class RolloutConfig:
+    """How the engine plays.
+
+    Attributes:
+        samples_per_task: Episodes per task (G of GRPO), sharing a group id.
+        max_concurrency: Episodes playing at once (between their first policy call and
+            their end).
+        prefetch: Episodes set up ahead of a free slot (env made and reset, prompt
+            templated), so that a slot freed by a finished episode goes straight to the
+            next policy call; None sets it to ``max_concurrency``. Each holds an env, so
+            lower it for envs that hold heavy resources (containers, GPUs).
+        sampling: Sampling parameters of every turn (``max_tokens`` per turn).
+        max_turns: Turns per episode at most (None: the env's own limit only).
+        max_episode_tokens: Prompt and completion tokens per episode at most; a turn gets
+            ``min(sampling.max_tokens, what is left)``, and none once it is spent.
+        env_timeout_s: Seconds for one env call (make, reset, step); past it the episode
+            is masked with status "timeout".
+        policy_timeout_s: Seconds for one policy call.
+        episode_timeout_s: Seconds for an episode's turns (from its first policy call).
+        tool_parser: Named parser turning sampled text into native tool calls for the env
+            (None: envs get the text and parse it themselves).
+        check_drift: Compare each episode with a full re-template of its transcript
+            (`DriftReport`): ``True`` or ``"tokens"`` compares token ids (catches templates
+            that rewrite history and sampled tokens that do not re-tokenize to themselves),
+            ``"text"`` compares text only (cheaper; catches the templates), ``False`` skips it.
+        reuse_envs: Reset a finished episode's env for the next task with the same id and
+            kwargs instead of making a new one (envs that failed or timed out are closed).
+        env_workers: Threads for sync env code.
+        env_threads: Run sync env code (make, reset, step, close) in worker threads, where
+            a hung call is abandoned at ``env_timeout_s``. ``False`` runs it on the event
+            loop instead: faster for pure-Python envs (no thread hop, no GIL hand-off), but
+            a call that hangs then stalls the whole run and timeouts cannot fire.
+        seed: Derives per-turn sampling seeds (``SeedSequence([seed, task, sample,
+            turn])``), so a rollout is reproducible whatever the scheduling.
+        progress: Draw a progress bar.
+        fail_fast: Raise the first error instead of masking the episode (for debugging).
+    """
+
+    samples_per_task: int = 1
+    max_concurrency: int = 256
+    prefetch: int | None = None
+    sampling: SamplingParams = SamplingParams()
+    max_turns: int | None = None
+    max_episode_tokens: int | None = None
+    env_timeout_s: float | None = 60.0
+    policy_timeout_s: float | None = 600.0
+    episode_timeout_s: float | None = None
+    tool_parser: str | None = None
+    check_drift: bool | str = True
+    reuse_envs: bool = True
+    env_workers: int = 32
+    env_threads: bool = True
+    seed: int | None = None
+    progress: bool = False
+    fail_fast: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("samples_per_task", "max_concurrency", "env_workers"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if self.prefetch is not None and (not isinstance(self.prefetch, int) or self.prefetch < 0):
+            raise ValueError(f"prefetch must be an integer >= 0 or None, got {self.prefetch!r}")
+        for name in ("max_turns", "max_episode_tokens"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+        for name in ("env_timeout_s", "policy_timeout_s", "episode_timeout_s"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or value <= 0):
+                raise ValueError(
+                    f"{name} must be a positive number of seconds or None, got {value!r}"
+                )
+        if not isinstance(self.sampling, SamplingParams):
+            raise TypeError(
+                f"sampling must be a SamplingParams, got {type(self.sampling).__name__}"
+            )
+        if self.sampling.n != 1:
+            raise ValueError(
+                "sampling.n must be 1 in a rollout: each sample is its own episode; set "
+                "samples_per_task for groups"
+            )
+        if self.check_drift not in (True, False, "tokens", "text"):
+            raise ValueError(
+                f"check_drift must be True, False, 'tokens' or 'text', got {self.check_drift!r}"
+            )
+        if self.tool_parser is not None:
+            from palaestra.parsers import get_parser
+
+            get_parser(self.tool_parser)
+
+
+@dataclasses.dataclass
+class Episode:
+    """One episode, as exact tokens.
+
+    Token layout: ``prompt_ids + completion_ids`` is what the policy saw last; every list
+    below that is indexed by position covers ``completion_ids``.
+
+    Attributes:
+        env_id: The env id.
+        env_kwargs: The kwargs it was made with.
+        seed: The reset seed.
+        group_id: The GRPO group (same env, kwargs and seed).
+        sample_index: Which sample of the group.
+        prompt_ids: The opening messages, templated, with the generation prompt.
+        completion_ids: Sampled turns, re-added end tokens and env suffixes.
+        loss_mask: 1 on sampled tokens only.
+        logprobs: Sampled log-probs (0.0 where the mask is 0).
+        turn_spans: ``(start, end)`` of each turn's sampled tokens in ``completion_ids``.
+        turn_rewards: The reward of each turn.
+        reward_parts: ``info["reward_parts"]`` of each turn.
+        state_keys: ``env.state_key()`` before each turn.
+        finish_reasons: The policy's finish reason of each turn.
+        messages: The transcript: opening messages, actions as sent, env messages
+            (including the closing ones, which are not tokenized).
+        terminated: The task ended.
+        truncated: A limit cut the episode.
+        status: ``"ok"``, ``"error"`` or ``"timeout"``.
+        mask: True when trainers must drop the episode.
+        error: What failed, when something did.
+        success: ``info["success"]`` at the end (None if the episode did not end).
+        truncation: What cut the episode (``"max_turns"``, ``"token_budget"``, ...).
+        drift: The `DriftReport` (as a dict), when checked.
+        seconds: Wall-clock seconds.
+    """
+
+    env_id: str
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seed: int | None = None
+    group_id: str = ""
+    sample_index: int = 0
+    prompt_ids: list[int] = dataclasses.field(default_factory=list)
+    completion_ids: list[int] = dataclasses.field(default_factory=list)
+    loss_mask: list[int] = dataclasses.field(default_factory=list)
+    logprobs: list[float] = dataclasses.field(default_factory=list)
+    turn_spans: list[tuple[int, int]] = dataclasses.field(default_factory=list)
+    turn_rewards: list[float] = dataclasses.field(default_factory=list)
+    reward_parts: list[dict[str, float]] = dataclasses.field(default_factory=list)
+    state_keys: list[Hashable | None] = dataclasses.field(default_factory=list)
+    finish_reasons: list[str] = dataclasses.field(default_factory=list)
+    messages: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    terminated: bool = False
+    truncated: bool = False
+    status: str = "ok"
+    mask: bool = False
+    error: str | None = None
+    success: bool | None = None
+    truncation: str | None = None
+    drift: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """``(group_id, sample_index)``."""
+        return (self.group_id, self.sample_index)
+
+    @property
+    def num_turns(self) -> int:
+        """Turns played."""
+        return len(self.turn_spans)
+
+    @property
+    def total_reward(self) -> float:
+        """The episode's return (sum of turn rewards)."""
+        return float(sum(self.turn_rewards))
+
+    @property
+    def ids(self) -> list[int]:
+        """Prompt and completion ids."""
+        return self.prompt_ids + self.completion_ids
+
+    @property
+    def sampled_tokens(self) -> int:
+        """How many tokens the policy sampled."""
+        return int(sum(self.loss_mask))
+
+    def fail(self, status: str, error: str) -> None:
+        """Marks the episode as an infrastructure failure (masked)."""
+        self.status, self.mask, self.error = status, True, error
+        if not self.terminated:
+            self.truncated = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """The episode as JSON-friendly data (state keys' tuples become lists)."""
+        out = dataclasses.asdict(self)
+        out["turn_spans"] = [list(span) for span in self.turn_spans]
+        out["state_keys"] = [_jsonable(key) for key in self.state_keys]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Episode:
+        """The inverse of `to_dict` (lists in state keys become tuples again)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown episode field(s) {unknown}; is the file from another version?"
+            )
+        values = dict(data)
+        values["turn_spans"] = [tuple(span) for span in values.get("turn_spans", [])]
+        values["state_keys"] = [_hashable(key) for key in values.get("state_keys", [])]
+        return cls(**values)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (frozenset, set)):
+        return sorted((_jsonable(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def write_jsonl(episodes: Iterable[Episode], path: str | os.PathLike[str]) -> int:
+    """Writes episodes as JSON lines; returns how many."""
+    count = 0
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for episode in episodes:
+            handle.write(json.dumps(episode.to_dict(), ensure_ascii=False, default=_jsonable))
+            handle.write("\n")
+            count += 1
+    return count
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[Episode]:
+    """Reads episodes written by `write_jsonl`."""
+    episodes = []
+    with Path(path).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                episodes.append(Episode.from_dict(json.loads(line)))
+            except (json.JSONDecodeError, TypeError, ValueError) as e:
+                raise ValueError(f"{path}:{number}: not an episode record ({e})") from e
+    return episodes
+
+
+def pad_episodes(episodes: Sequence[Episode], pad_id: int) -> dict[str, np.ndarray]:
+    """Right-pads episodes into arrays for a trainer.
+
+    Returns:
+        ``input_ids`` (prompt and completion), ``attention_mask``, ``loss_mask`` (0 on the
+        prompt and on padding), ``logprobs`` (0.0 off the mask), each ``[batch, length]``,
+        and ``prompt_lengths`` ``[batch]``.
+    """
+    if not episodes:
+        raise ValueError("pad_episodes() needs at least one episode")
+    length = max(len(e.ids) for e in episodes)
+    batch = len(episodes)
+    input_ids = np.full((batch, length), pad_id, dtype=np.int64)
+    attention = np.zeros((batch, length), dtype=np.int64)
+    loss_mask = np.zeros((batch, length), dtype=np.int64)
+    logprobs = np.zeros((batch, length), dtype=np.float32)
+    for row, episode in enumerate(episodes):
+        ids, start = episode.ids, len(episode.prompt_ids)
+        input_ids[row, : len(ids)] = ids
+        attention[row, : len(ids)] = 1
+        loss_mask[row, start : len(ids)] = episode.loss_mask
+        logprobs[row, start : len(ids)] = episode.logprobs
+    return {
+        "input_ids": input_ids,
+        "attention_mask": attention,
+        "loss_mask": loss_mask,
+        "logprobs": logprobs,
+        "prompt_lengths": np.array([len(e.prompt_ids) for e in episodes], dtype=np.int64),
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class RolloutStats:
+    """What a run did.
+
+    Attributes:
+        episodes: Episodes played.
+        masked: Episodes masked (errors and timeouts).
+        turns: Policy turns.
+        sampled_tokens: Tokens the policy sampled.
+        seconds: Wall-clock seconds.
+        mean_reward: Mean return of unmasked episodes (None if none).
+        abandoned_env_calls: Env calls abandoned after their timeout.
+    """
+
+    episodes: int
+    masked: int
+    turns: int
+    sampled_tokens: int
+    seconds: float
+    mean_reward: float | None
+    abandoned_env_calls: int
+
+    @property
+    def episodes_per_second(self) -> float:
+        """Episodes per second."""
+        return self.episodes / max(self.seconds, 1e-9)
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Sampled tokens per second."""
+        return self.sampled_tokens / max(self.seconds, 1e-9)
+
+
+@dataclasses.dataclass
+class _Slots:
+    """Episodes set up (``prepared``), playing (``playing``), and set up but waiting (``ready``)."""
+
+    prepared: asyncio.Semaphore
+    playing: asyncio.Semaphore
+    ready: int = 0
+
+
+IDLE_WAIT_MAX_S = 1.0
+"""Longest a non-urgent setup waits for a quiet moment of the event loop."""
+
+
+async def _quiet_moment(
+    can_wait: Callable[[], bool], max_wait_s: float, tick_s: float = 0.001
+) -> None:
+    """Waits for a moment when the event loop is not busy.
+
+    Returns once a short timer fires on time, once ``can_wait()`` turns false, or after
+    ``max_wait_s``.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max_wait_s
+    while can_wait() and loop.time() < deadline:
+        asked = loop.time()
+        await asyncio.sleep(tick_s)
+        if loop.time() - asked < 2 * tick_s:
+            return
+
+
+class EnvTimeout(TimeoutError):
+    """An env call ran past ``env_timeout_s``."""
+
+
+class PolicyTimeout(PolicyError):
+    """A policy call ran past ``policy_timeout_s``."""
+
+
+def _is_native_async(env: Any) -> bool:
+    """Whether the env implements its own async path (else its sync code runs in a thread)."""
+    from palaestra.core import Env
+
+    base = getattr(env, "unwrapped", env)
+    if not isinstance(base, Env):
+        return hasattr(env, "astep")
+    cls = type(base)
+    return cls._astep is not Env._astep or cls._areset is not Env._areset
+
+
+def _check_drift(episode: Episode, sequence: ChatSequence, level: str) -> None:
+    try:
+        episode.drift = sequence.drift(level).to_dict()
+    except Exception as e:  # noqa: BLE001 - a report, never a failure
+        reason = f"the drift check failed: {type(e).__name__}: {e}"
+        episode.drift = {"ok": False, "index": None, "ours": "", "theirs": "", "reason": reason}
+
+
+class IdleWork:
+    """Runs deferred callables while the event loop has nothing better to do.
+
+    Drift checks are bookkeeping: nothing waits for them until the run ends. A background
+    task wakes every millisecond; when its timer fires on time the loop is idle (everyone
+    is waiting on the policy), and it works through the queue for another millisecond or
+    two; when the timer fires late the loop is busy and the work waits. `drain` finishes
+    whatever is left.
+    """
+
+    TICK_S = 0.001
+    SLICE_S = 0.002
+
+    def __init__(self) -> None:
+        self.items: collections.deque[Callable[[], None]] = collections.deque()
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, item: Callable[[], None]) -> None:
+        """Queues a callable (started on the running loop)."""
+        self.items.append(item)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.items:
+            asked = loop.time()
+            await asyncio.sleep(self.TICK_S)
+            if loop.time() - asked > self.TICK_S + self.SLICE_S:
+                continue  # the loop is busy: its timer came late
+            until = loop.time() + self.SLICE_S
+            while self.items and loop.time() < until:
+                self.items.popleft()()
+
+    async def drain(self) -> None:
+        """Runs everything still queued."""
+        while self.items:
+            self.items.popleft()()
+            await asyncio.sleep(0)
+
+    def cancel(self) -> None:
+        """Stops the background task."""
+        if self._task is not None:
+            self._task.cancel()
+
+
+def _env_key(task: Task) -> tuple[str, str]:
+    return task.env_id, json.dumps(dict(task.kwargs), sort_keys=True, default=repr)
+
+
+def _make_and_reset(
+    env_id: str, kwargs: dict[str, Any], seed: int | None, options: dict[str, Any] | None
+) -> tuple[Any, bool, tuple[Any, Any] | None]:
+    """Makes an env and, unless it is natively async, resets it (in a worker thread)."""
+    import palaestra
+
+    env = palaestra.make(env_id, **kwargs)
+    native = _is_native_async(env)
+    if native:
+        return env, True, None
+    try:
+        return env, False, env.reset(seed=seed, options=options)
+    except BaseException:
+        env.close()
+        raise
+
+
+def _sampling_seed(seed: int, task_index: int, sample_index: int, turn: int) -> int:
+    return int(np.random.SeedSequence([seed, task_index, sample_index, turn]).generate_state(1)[0])
+
+
+class RolloutEngine:
+    """Plays tasks with a policy, concurrently, and records every episode.
+
+    Args:
+        policy: Any `Policy`.
+        formatter: The `ChatFormatter` of the policy's tokenizer.
+        config: How to play (default `RolloutConfig()`).
+        **overrides: `RolloutConfig` fields to change, e.g. ``samples_per_task=8``.
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        formatter: ChatFormatter,
+        config: RolloutConfig | None = None,
+        **overrides: Any,
+    ):
+        if not hasattr(policy, "generate"):
+            raise TypeError(
+                f"policy must have an async generate(requests) method, got {type(policy).__name__}"
+            )
+        if not isinstance(formatter, ChatFormatter):
+            raise TypeError(f"formatter must be a ChatFormatter, got {type(formatter).__name__}")
+        known = {f.name for f in dataclasses.fields(RolloutConfig)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise TypeError(f"unknown RolloutConfig field(s) {unknown}; known: {sorted(known)}")
+        self.policy = policy
+        self.formatter = formatter
+        self.config = dataclasses.replace(config or RolloutConfig(), **overrides)
+        self.stats: RolloutStats | None = None
+        self._pool: WorkerPool | None = None
+        self._running = False
+        stop = tuple(dict.fromkeys([*self.config.sampling.stop_token_ids, *formatter.stop_ids]))
+        self._sampling = self.config.sampling.replace(stop_token_ids=stop)
+
+    # --- running ----------------------------------------------------------------------
+
+    def run(self, tasks: Sequence[Task | str]) -> list[Episode]:
+        """Plays every task (``samples_per_task`` episodes each) and returns the episodes.
+
+        Runs its own event loop whose default executor has daemon threads, so that env
+        code stuck in a thread cannot hold up the end of the run.
+
+        Raises:
+            RuntimeError: Called inside a running event loop (use `arun` there).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError(
+                "RolloutEngine.run() was called inside a running event loop; await arun() instead"
+            )
+        loop = asyncio.new_event_loop()
+        default_pool = WorkerPool(max(self.config.env_workers, 8), name="palaestra-default")
+        loop.set_default_executor(default_pool)
+        try:
+            return loop.run_until_complete(self.arun(tasks))
+        finally:
+            try:
+                # Loop-bound resources of the policy (HTTP clients, batch workers) die with
+                # this loop; let the policy release them while the loop still runs.
+                release = getattr(self.policy, "aclose", None)
+                if release is not None:
+                    loop.run_until_complete(release())
+                pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                default_pool.shutdown(wait=False)
+                loop.close()
+
+    async def arun(self, tasks: Sequence[Task | str]) -> list[Episode]:
+        """The async twin of `run` (sync envs use the engine's own worker pool)."""
+        tasks = [Task(t) if isinstance(t, str) else t for t in tasks]
+        for task in tasks:
+            if not isinstance(task, Task):
+                raise TypeError(
+                    f"tasks must be Task objects or env id strings, got {type(task).__name__}"
+                )
+        if self._running:
+            raise RuntimeError("this engine is already running; one run at a time per engine")
+        self._running = True
+        try:
+            return await self._arun(tasks)
+        finally:
+            self._running = False
+
+    async def _arun(self, tasks: list[Task]) -> list[Episode]:
+        config = self.config
+        total = len(tasks) * config.samples_per_task
+        progress = RolloutProgress(total, show=config.progress)
+        prefetch = config.max_concurrency if config.prefetch is None else config.prefetch
+        slots = _Slots(
+            asyncio.Semaphore(config.max_concurrency + prefetch),
+            asyncio.Semaphore(config.max_concurrency),
+        )
+        self._pool = WorkerPool(config.env_workers, name="palaestra-env")
+        self._free_envs: dict[tuple[str, str], list[tuple[Any, bool]]] = {}
+        self._closing: list[asyncio.Future[None]] = []
+        jobs = []
+        for task_index, task in enumerate(tasks):
+            group_id = task.group_id or f"{task_index}:{task.env_id}:{task.seed}"
+            for sample_index in range(config.samples_per_task):
+                jobs.append(
+                    self._episode(task, task_index, group_id, sample_index, slots, progress)
+                )
+        self._idle = IdleWork()
+        try:
+            episodes = await asyncio.gather(*jobs)
+            await self._idle.drain()
+        finally:
+            self._idle.cancel()
+            progress.close()
+            for free in self._free_envs.values():
+                self._closing += [asyncio.ensure_future(self._close(env)) for env, _ in free]
+            self._free_envs.clear()
+            await asyncio.gather(*self._closing, return_exceptions=True)
+            self._pool.shutdown(wait=False)
+        self.stats = RolloutStats(
+            episodes=len(episodes),
+            masked=sum(e.mask for e in episodes),
+            turns=sum(e.num_turns for e in episodes),
+            sampled_tokens=sum(e.sampled_tokens for e in episodes),
+            seconds=progress.seconds,
+            mean_reward=progress.mean_reward,
+            abandoned_env_calls=self._pool.abandoned_total,
+        )
+        return list(episodes)
+
+    # --- one episode ------------------------------------------------------------------
+
+    async def _episode(
+        self,
+        task: Task,
+        task_index: int,
+        group_id: str,
+        sample_index: int,
+        slots: _Slots,
+        progress: RolloutProgress,
+    ) -> Episode:
+        episode = Episode(
+            env_id=task.env_id,
+            env_kwargs=dict(task.kwargs),
+            seed=task.seed,
+            group_id=group_id,
+            sample_index=sample_index,
+        )
+        state: dict[str, Any] = {}
+        async with slots.prepared:
+            start = time.perf_counter()
+            try:
+                # While others are set up and waiting for a slot, this setup is not urgent:
+                # it waits for a quiet moment instead of competing with turns.
+                await _quiet_moment(lambda: slots.ready > 0, IDLE_WAIT_MAX_S)
+                ready = await self._setup(episode, task, state)
+                if ready:
+                    slots.ready += 1
+                    try:
+                        await slots.playing.acquire()
+                    finally:
+                        slots.ready -= 1
+                    try:
+                        async with asyncio.timeout(self.config.episode_timeout_s) as deadline:
+                            state["deadline"] = deadline
+                            await self._turns(episode, task_index, state, progress)
+                    finally:
+                        slots.playing.release()
+            except EnvTimeout as e:
+                self._maybe_raise(e)
+                episode.fail("timeout", str(e))
+            except TimeoutError as e:
+                self._maybe_raise(e)
+                deadline = state.get("deadline")
+                if deadline is not None and deadline.expired():
+                    reason = (
+                        f"the episode ran past episode_timeout_s={self.config.episode_timeout_s}"
+                    )
+                else:
+                    reason = f"TimeoutError: {e}"
+                episode.fail("timeout", reason)
+            except PolicyTimeout as e:
+                self._maybe_raise(e)
+                episode.fail("timeout", f"policy: {e}")
+            except PolicyError as e:
+                self._maybe_raise(e)
+                episode.fail("error", f"policy: {e}")
+            except Exception as e:  # noqa: BLE001 - any env failure masks its episode only
+                self._maybe_raise(e)
+                episode.fail("error", f"{type(e).__name__}: {e}")
+            finally:
+                sequence: ChatSequence | None = state.get("sequence")
+                if sequence is not None:
+                    self._record_tokens(episode, sequence, state.get("closing", []))
+                env = state.get("env")
+                if env is not None:
+                    if self.config.reuse_envs and state.get("reusable") and not episode.mask:
+                        self._free_envs.setdefault(_env_key(task), []).append(
+                            (env, state["native"])
+                        )
+                    else:
+                        self._closing.append(asyncio.ensure_future(self._close(env)))
+                episode.seconds = time.perf_counter() - start
+        if sequence is not None and self.config.check_drift and episode.num_turns:
+            level = "text" if self.config.check_drift == "text" else "tokens"
+            self._idle.add(functools.partial(_check_drift, episode, sequence, level))
+        progress.episode(episode.total_reward, episode.mask)
+        return episode
+
+    def _maybe_raise(self, error: BaseException) -> None:
+        if self.config.fail_fast:
+            raise error
+
+    async def _setup(self, episode: Episode, task: Task, state: dict[str, Any]) -> bool:
+        """Makes (or reuses) and resets the env, and templates the prompt; False on failure."""
+        options = dict(task.options) if task.options is not None else None
+        free = self._free_envs.get(_env_key(task))
+        if free:
+            env, native = free.pop()
+            state["env"], state["native"] = env, native
+            observation, info = await self._env_call(
+                env, native, "reset", seed=task.seed, options=options
+            )
+        else:
+            # One trip to a worker thread makes the env and, for a sync env, resets it too.
+            env, native, first = await self._in_pool(
+                functools.partial(
+                    _make_and_reset, task.env_id, dict(task.kwargs), task.seed, options
+                ),
+                "make",
+            )
+            state["env"], state["native"] = env, native
+            if first is None:
+                first = await self._env_call(env, native, "reset", seed=task.seed, options=options)
+            observation, info = first
+        if info.get("status") == "error" or info.get("mask"):
+            episode.fail("error", str(info.get("error") or "the env reported a failure on reset"))
+            return False
+        state["sequence"] = self.formatter.sequence(observation, list(env.tools))
+        return True
+
+    async def _turns(
+        self, episode: Episode, task_index: int, state: dict[str, Any], progress: RolloutProgress
+    ) -> None:
+        """Plays turns until the episode ends or a budget cuts it."""
+        config = self.config
+        env, native, sequence = state["env"], state["native"], state["sequence"]
+        tool_schemas = tuple(sequence.tools)
+        turn = 0
+        while True:
+            if config.max_turns is not None and turn >= config.max_turns:
+                episode.truncated, episode.truncation = True, "max_turns"
+                state["reusable"] = True
+                return
+            params = self._sampling
+            if config.max_episode_tokens is not None:
+                left = config.max_episode_tokens - len(sequence)
+                if left <= 0:
+                    episode.truncated, episode.truncation = True, "token_budget"
+                    state["reusable"] = True
+                    return
+                params = params.replace(max_tokens=min(params.max_tokens, left))
+            if config.seed is not None:
+                params = params.replace(
+                    seed=_sampling_seed(config.seed, task_index, episode.sample_index, turn)
+                )
+            episode.state_keys.append(env.state_key())
+            context = TurnContext(env, tuple(sequence.messages), tool_schemas, turn, episode.key)
+            completion = await self._generate(Request(sequence.ids, params, context))
+            text = sequence.add_completion(completion)
+            episode.finish_reasons.append(completion.finish_reason)
+            progress.turn(len(completion.token_ids))
+            action = (
+                completion.message
+                if completion.message is not None
+                else text_to_action(text, config.tool_parser)
+            )
+            sequence.add_action(action_message(action))
+            observation, reward, terminated, truncated, info = await self._env_call(
+                env, native, "step", action
+            )
+            turn += 1
+            episode.turn_rewards.append(float(reward))
+            episode.reward_parts.append(
+                {k: float(v) for k, v in (info.get("reward_parts") or {}).items()}
+            )
+            if info.get("status") == "error" or info.get("mask"):
+                episode.terminated, episode.truncated = bool(terminated), bool(truncated)
+                episode.fail(
+                    "error", str(info.get("error") or "the env reported an infrastructure failure")
+                )
+                state["closing"] = observation
+                return
+            if terminated or truncated:
+                episode.terminated, episode.truncated = bool(terminated), bool(truncated)
+                episode.success = bool(info.get("success", False))
+                episode.truncation = info.get("truncation") if truncated else None
+                state["closing"] = observation
+                state["reusable"] = True
+                return
+            sequence.add_messages(observation)
+
+    def _record_tokens(
+        self, episode: Episode, sequence: ChatSequence, closing: Sequence[Any]
+    ) -> None:
+        episode.prompt_ids = list(sequence.prompt_ids)
+        episode.completion_ids = list(sequence.completion_ids)
+        episode.loss_mask = list(sequence.loss_mask)
+        episode.logprobs = list(sequence.logprobs)
+        episode.turn_spans = list(sequence.turn_spans)
+        episode.messages = [dict(m) for m in [*sequence.messages, *closing]]
+
+    async def _generate(self, request: Request):
+        timeout = self.config.policy_timeout_s
+        try:
+            async with asyncio.timeout(timeout):
+                result = await self.policy.generate([request])
+        except PolicyError:
+            raise
+        except TimeoutError as e:
+            raise PolicyTimeout(
+                f"the policy did not answer within policy_timeout_s={timeout}"
+            ) from e
+        except Exception as e:
+            if self.config.fail_fast:
+                raise
+            raise PolicyError(f"{type(e).__name__}: {e}") from e
+        if len(result) != 1 or not result[0]:
+            raise PolicyError(f"the policy returned {len(result)} results for 1 request")
+        return result[0][0]
+
+    async def _in_pool(self, call, what: str):
+        if not self.config.env_threads:
+            return call()
+        try:
+            return await self._pool.run(call, timeout=self.config.env_timeout_s)
+        except TimeoutError as e:
+            raise EnvTimeout(
+                f"env {what} ran past env_timeout_s={self.config.env_timeout_s}"
+            ) from e
+
+    async def _env_call(self, env: Any, native: bool, method: str, *args: Any, **kwargs: Any):
+        if not native:
+            return await self._in_pool(
+                functools.partial(getattr(env, method), *args, **kwargs), method
+            )
+        try:
+            async with asyncio.timeout(self.config.env_timeout_s):
+                return await getattr(env, f"a{method}")(*args, **kwargs)
+        except TimeoutError as e:
+            raise EnvTimeout(
+                f"env {method} ran past env_timeout_s={self.config.env_timeout_s}"
+            ) from e
+
+    async def _close(self, env: Any) -> None:
+        try:
+            await self._pool.run(env.close, timeout=self.config.env_timeout_s or 60.0)
+        except Exception:  # noqa: BLE001, S110 - a failing close must not lose the episode
+            pass
+
+
+def rollout(
+    policy: Policy,
+    formatter: ChatFormatter,
+    tasks: Sequence[Task | str],
+    **config: Any,
+) -> list[Episode]:
+    """Plays ``tasks`` with ``policy`` (`RolloutEngine(policy, formatter, **config).run`)."""
+    return RolloutEngine(policy, formatter, **config).run(tasks)
