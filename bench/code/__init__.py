@@ -1,0 +1,1 @@
+"""Code scoring benchmark: `python -m bench.code` (see __main__.py)."""

@@ -1,0 +1,1 @@
+"""Shipped problems: search."""
