@@ -8,10 +8,11 @@ The task:
     along the grid and able to slide only that way. The red car ``X`` lies on the third row;
     the exit is at the right end of that row. A move slides one vehicle any number of free
     cells forward or back. The answer is a plan with the fewest moves that brings ``X`` to
-    the right edge. Puzzles are drawn as random lots; a breadth-first search over the lot's
-    positions, backwards from every solved position, picks the start farthest from a
-    solution (within the level's range), and an independent forward search certifies the
-    fewest moves.
+    the right edge. Puzzles are drawn as random lots, many at once, and searched together
+    breadth-first: a lot whose drawn start is the level's number of moves (or a few more)
+    from a solution gives the start that many moves before the end of a shortest plan;
+    failing that for a few batches, the solvable lots are searched whole, backwards from
+    every solved position. An independent forward search certifies the fewest moves.
 
 Observation:
     One user message: the grid (``.`` empty, one letter per vehicle) and the answer format.
@@ -47,8 +48,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Iterator
 
 import numpy as np
 from palaestra.envs.tasks._plans import plan_tokens, run_plan
@@ -72,18 +74,28 @@ LEVELS = {
 }
 """(vehicles besides X, fewest moves at least) by level."""
 
-LOTS = 60
-"""Random lots tried for a start far enough from a solution (the farthest found is taken)."""
-BUDGET_PER_MOVE = 2_500
+BATCH = 48
+"""Random lots drawn and searched together (a layer of the search moves every lot at once)."""
+LOTS = 4 * BATCH
+"""Lots drawn, none of them solvable, before a lot gets one vehicle fewer."""
+BUDGET_PER_MOVE = 6_000
 """Positions the search may visit per move asked for, over all lots; past it, the farthest
 start found so far is taken. It bounds the generator's time at every level."""
 MAX_STATES = 4_000
-"""Lots with more positions than this are skipped (sparse lots are large and mostly easy)."""
+"""Lots with more positions than this are dropped (sparse lots are large and mostly easy)."""
 PAD = SIZE
 SLIDES = (-4, -3, -2, -1, 1, 2, 3, 4)
 """The signed distances a vehicle may slide in one move."""
 BLOCKED = 1 << 40
 """A bit outside the lot's 36 cells: marks positions off the lot in the mask table."""
+LOT_SHIFT = 48
+"""A searched position's code holds its lot's index from this bit up (15 vehicles use 45)."""
+TRUCKS = 0.25
+"""The chance that a drawn vehicle is a truck (while a truck still fits)."""
+REACH = 3
+"""How many moves past the asked number a drawn start may be from a solution and still serve."""
+ROUNDS = 4
+"""Batches searched from their starts alone before the solvable lots are also searched whole."""
 
 _MOVE = re.compile(r"[a-z][udlr][1-5]", re.IGNORECASE)
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVW"
@@ -168,182 +180,245 @@ def solved(state: tuple[int, ...]) -> bool:
     return state[0] == SIZE - 2
 
 
-def _placements() -> list[tuple[Vehicle, int, int]]:
-    """Every way to put a vehicle on the lot (a vehicle, its position, its cells as a bitmask).
+def _kinds() -> list[Vehicle]:
+    """Every kind of vehicle by where it can go: X first, then across and along each lane.
 
-    No vehicle lies across the exit row: one to the right of X could never let it out.
+    No vehicle lies across the exit row but X: one to the right of X could never let it out.
     """
-    out = []
+    out = [Vehicle("X", True, 2, EXIT_ROW)]
     for across in (True, False):
         for length in (2, 3):
             for lane in range(SIZE):
-                if across and lane == EXIT_ROW:
-                    continue
-                vehicle = Vehicle("", across, length, lane)
-                for position in range(SIZE - length + 1):
-                    out.append((vehicle, position, sum(1 << c for c in cells(vehicle, position))))
+                if not (across and lane == EXIT_ROW):
+                    out.append(Vehicle("", across, length, lane))
     return out
 
 
-PLACEMENTS = _placements()
+def _sweeps(vehicle: Vehicle) -> np.ndarray:
+    """The cells a vehicle crosses sliding each of `SLIDES` from each position.
 
-
-def random_lot(
-    count: int, rng: np.random.Generator
-) -> tuple[list[Vehicle], tuple[int, ...]] | None:
-    """X on the exit row and ``count`` more vehicles, each drawn among the placements that fit.
-
-    A quarter of the vehicles are trucks (while a truck still fits); None when the lot fills
-    up before ``count`` vehicles are placed.
+    Only the BLOCKED bit where the slide would leave the lot.
     """
-    vehicles = [Vehicle("X", True, 2, EXIT_ROW)]
-    positions = [int(rng.integers(0, SIZE - 2))]
-    taken = sum(1 << c for c in cells(vehicles[0], positions[0]))
-    for k in range(count):
-        free = [p for p in PLACEMENTS if not p[2] & taken]
-        if not free:
-            return None
-        truck = bool(rng.random() < 0.25)
-        pool = [p for p in free if (p[0].length == 3) == truck] or free
-        vehicle, position, mask = pool[int(rng.integers(len(pool)))]
-        vehicles.append(dataclasses.replace(vehicle, name=LETTERS[k]))
-        positions.append(position)
-        taken |= mask
-    return vehicles, tuple(positions)
-
-
-@functools.cache
-def _tables(across: bool, length: int, lane: int) -> tuple[np.ndarray, np.ndarray]:
-    """A vehicle's rows of `Lot`'s ``masks`` and ``sweep`` tables (computed once per placement)."""
-    own = _masks(Vehicle("", across, length, lane))
-    masks = np.full(SIZE + 2 * PAD, BLOCKED, dtype=np.int64)
-    masks[PAD : PAD + len(own)] = own
+    own = _masks(vehicle)
     sweep = np.full((SIZE, len(SLIDES)), BLOCKED, dtype=np.int64)
-    for j, d in enumerate(SLIDES):
-        for p in range(len(own)):
-            end = p + d
-            if 0 <= end < len(own):
-                path = range(p + 1, end + 1) if d > 0 else range(end, p)
-                sweep[p, j] = _union(own[q] for q in path)
-    return masks, sweep
+    for p, (j, d) in itertools.product(range(len(own)), enumerate(SLIDES)):
+        if 0 <= p + d < len(own):
+            path = range(p + 1, p + d + 1) if d > 0 else range(p + d, p)
+            sweep[p, j] = functools.reduce(operator.or_, (own[q] for q in path))
+    return sweep
 
 
-def _union(masks: Iterable[int]) -> int:
-    """The union of bitmasks."""
-    out = 0
-    for m in masks:
-        out |= m
+KINDS = _kinds()
+# KIND_MASKS[kind, p + PAD]: the cells a vehicle of that kind covers at position p; positions
+# off the lot hold only the BLOCKED bit, which every vehicle's obstacles include, so they never
+# fit. KIND_SWEEPS[kind, p, j]: the cells it crosses sliding SLIDES[j] from position p.
+KIND_MASKS = np.full((len(KINDS), SIZE + 2 * PAD), BLOCKED, dtype=np.int64)
+for _kind, _vehicle in enumerate(KINDS):
+    KIND_MASKS[_kind, PAD : PAD + SIZE - _vehicle.length + 1] = _masks(_vehicle)
+KIND_SWEEPS = np.stack([_sweeps(v) for v in KINDS])
+# Every way to put a vehicle other than X on the lot: its kind, position and cells.
+PLACE_KIND, PLACE_AT = (
+    np.array(column, dtype=np.int64)
+    for column in zip(
+        *(
+            (kind, p)
+            for kind, vehicle in enumerate(KINDS[1:], start=1)
+            for p in range(SIZE - vehicle.length + 1)
+        ),
+        strict=True,
+    )
+)
+PLACE_MASK = KIND_MASKS[PLACE_KIND, PLACE_AT + PAD]
+KIND_ALONG = np.array([not v.across for v in KINDS])
+KIND_LENGTH = np.array([v.length for v in KINDS])
+KIND_LANE = np.array([v.lane for v in KINDS])
+PLACE_TRUCK = np.array([KINDS[k].length == 3 for k in PLACE_KIND])
+
+
+def random_lots(count: int, lots: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Random lots: X on the exit row and ``count`` more vehicles, all lots drawn at once.
+
+    Each vehicle is drawn among the placements that fit, a truck with chance `TRUCKS` while
+    one still fits. Returns the kinds and the positions of the vehicles (one row per lot, X
+    first) of the lots where all ``count`` vehicles fit, less those plainly `jammed`.
+    """
+    x = rng.integers(0, SIZE - 2, size=lots)
+    chance = rng.random((2, count, lots))
+    taken = KIND_MASKS[0, x + PAD]
+    placed = np.ones(lots, dtype=bool)
+    chosen = np.empty((lots, count), dtype=np.int64)
+    for k in range(count):
+        fits = (PLACE_MASK & taken[:, None]) == 0
+        liked = fits & (PLACE_TRUCK == (chance[0, k] < TRUCKS)[:, None])
+        pool = np.where(liked.any(axis=1)[:, None], liked, fits)
+        sizes = pool.sum(axis=1)
+        placed &= sizes > 0
+        # The pick-th (from 0) placement of the pool: the first whose running count passes it.
+        pick = (chance[1, k] * sizes).astype(np.int64)
+        chosen[:, k] = np.argmax(np.cumsum(pool, axis=1) > pick[:, None], axis=1)
+        taken |= np.where(placed, PLACE_MASK[chosen[:, k]], 0)
+    kinds = np.column_stack((np.zeros(lots, dtype=np.int64), PLACE_KIND[chosen]))
+    positions = np.column_stack((x, PLACE_AT[chosen]))
+    keep = placed & ~jammed(kinds, positions)
+    return kinds[keep], positions[keep]
+
+
+def jammed(kinds: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Lots where X can never get out, told by the vehicles along the columns ahead of it.
+
+    The vehicles along a column keep their order, and to clear the exit row they must fit in
+    the two cells above it (room for one car) and the three below. So a column ahead of X
+    whose vehicles cover more than three cells blocks X for good unless the top one is a car
+    and they cover at most five. (Jammed lots this misses are found by the search.)
+    """
+    along, length, lane = KIND_ALONG[kinds], KIND_LENGTH[kinds], KIND_LANE[kinds]
+    out = np.zeros(len(kinds), dtype=bool)
+    for column in range(SIZE):
+        here = along & (lane == column)
+        cover = (length * here).sum(axis=1)
+        top = np.where(here, positions, SIZE).argmin(axis=1)
+        car_on_top = length[np.arange(len(kinds)), top] == 2
+        ahead = column >= positions[:, 0] + 2
+        out |= ahead & (cover > 3) & ~(car_on_top & (cover <= 5))
     return out
 
 
-class Lot:
-    """The positions of a lot's vehicles, searched in bulk.
+class Lots:
+    """The positions of many lots, searched together.
 
-    The positions of a lot's vehicles searched in bulk: a position is one integer (three
-    bits per vehicle), and a whole layer of a breadth-first search moves at once in numpy.
+    A position is one integer (three bits per vehicle, the lot's index from `LOT_SHIFT` up),
+    and a whole layer of a breadth-first search, over every lot, moves at once in numpy.
 
     Attributes:
-        vehicles: The vehicles, X first.
+        kinds: The kinds (indices into `KINDS`) of each lot's vehicles, one row per lot.
+        alive: Which lots are still searched (a lot past `MAX_STATES` positions is dropped).
+        visited: Positions visited so far, over all searches.
     """
 
-    def __init__(self, vehicles: list[Vehicle]):
-        self.vehicles = vehicles
-        self.count = len(vehicles)
-        self.shift = np.arange(self.count, dtype=np.int64) * 3
-        self.rows = np.arange(self.count)
+    def __init__(self, kinds: np.ndarray):
+        self.kinds = kinds
+        self.alive = np.ones(len(kinds), dtype=bool)
         self.visited = 0
-        # masks[k, p + PAD]: cells of vehicle k at position p; off-lot positions hold only
-        # the BLOCKED bit, which every vehicle's obstacles include, so they never fit.
-        # sweep[k, p, j]: the cells vehicle k crosses sliding SLIDES[j] from position p (only
-        # BLOCKED if that leaves the lot); delta[k, j]: the change of the position's code.
-        tables = [_tables(v.across, v.length, v.lane) for v in vehicles]
-        self.masks = np.stack([t[0] for t in tables])
-        self.sweep = np.stack([t[1] for t in tables])
+        self.shift = np.arange(kinds.shape[1], dtype=np.int64) * 3
+        # delta[k, j]: the change of a position's code when vehicle k slides SLIDES[j].
         self.delta = np.array(SLIDES, dtype=np.int64)[None, :] << self.shift[:, None]
+        # Where each vehicle's rows start in the flattened KIND_MASKS and KIND_SWEEPS.
+        self.mask_at = kinds * KIND_MASKS.shape[1] + PAD
+        self.sweep_at = kinds * SIZE
 
-    def encode(self, state: tuple[int, ...]) -> int:
-        """A position as one integer."""
-        return sum(p << (3 * k) for k, p in enumerate(state))
+    def encode(self, positions: np.ndarray) -> np.ndarray:
+        """Each lot's positions (one row per lot) as codes."""
+        lots = np.arange(len(positions), dtype=np.int64)
+        return (positions << self.shift).sum(axis=1) | (lots << LOT_SHIFT)
 
-    def decode(self, code: int) -> tuple[int, ...]:
-        """The inverse of `encode`."""
-        return tuple((code >> (3 * k)) & 7 for k in range(self.count))
+    def vehicles(self, lot: int) -> list[Vehicle]:
+        """A lot's vehicles, named: X, then A, B, ..."""
+        names = ["X", *LETTERS]
+        return [
+            dataclasses.replace(KINDS[kind], name=names[k])
+            for k, kind in enumerate(self.kinds[lot].tolist())
+        ]
 
     def expand(self, codes: np.ndarray) -> np.ndarray:
         """Every position one slide away from any of ``codes`` (sorted, unique)."""
+        lots = codes >> LOT_SHIFT
         positions = (codes[:, None] >> self.shift) & 7
-        own = self.masks[self.rows, positions + PAD]
+        own = KIND_MASKS.reshape(-1)[self.mask_at[lots] + positions]
         taken = np.bitwise_or.reduce(own, axis=1)
         others = (taken[:, None] & ~own) | BLOCKED
-        free = (self.sweep[self.rows, positions] & others[:, :, None]) == 0
-        states, movers, kinds = np.nonzero(free)
-        return np.unique(codes[states] + self.delta[movers, kinds])
+        sweeps = KIND_SWEEPS.reshape(-1, len(SLIDES))[self.sweep_at[lots] + positions]
+        free = (sweeps & others[:, :, None]) == 0
+        moves = np.flatnonzero(free)
+        after = codes[moves // self.delta.size] + self.delta.reshape(-1)[moves % self.delta.size]
+        after.sort()
+        return after[np.concatenate(([True], after[1:] != after[:-1]))] if len(after) else after
 
-    def layers(self, sources: np.ndarray, cap: int) -> list[np.ndarray] | None:
-        """Breadth-first layers from ``sources`` (None past ``cap`` positions in all).
+    def layers(self, sources: np.ndarray, cap: int | None = None) -> Iterator[np.ndarray]:
+        """Breadth-first layers from ``sources``, each sorted, over the lots still `alive`.
 
+        A lot past ``cap`` positions is dropped, and so is one the caller drops between layers.
         Every slide can be undone, so the positions one slide from layer d lie in layers
         d - 1, d and d + 1: the layer before and this one are all a step must rule out.
         """
-        layers = [np.unique(sources)]
-        before = layers[0][:0]
-        total = len(layers[0])
-        self.visited += total
-        while True:
-            nxt = self.expand(layers[-1])
-            nxt = nxt[~np.isin(nxt, np.concatenate((before, layers[-1])))]
-            if not len(nxt):
-                return layers
-            total += len(nxt)
-            self.visited += len(nxt)
-            if total > cap:
-                return None
-            before = layers[-1]
-            layers.append(nxt)
+        layer = np.unique(sources)
+        before = layer[:0]
+        seen = np.zeros(len(self.kinds), dtype=np.int64)
+        while len(layer):
+            if cap is not None:
+                seen += np.bincount(layer >> LOT_SHIFT, minlength=len(seen))
+                self.alive &= seen <= cap
+            layer = layer[self.alive[layer >> LOT_SHIFT]]
+            self.visited += len(layer)
+            yield layer
+            layer = layer[self.alive[layer >> LOT_SHIFT]]
+            after = self.expand(layer)
+            after = after[~(_among(after, before) | _among(after, layer))]
+            before, layer = layer, after
+
+    def walk(self, code: int, layers: list[np.ndarray]) -> list[int]:
+        """A path from ``code`` stepping into each of ``layers`` in turn (last one first)."""
+        path = [code]
+        for layer in reversed(layers):
+            after = self.expand(np.array([path[-1]], dtype=np.int64))
+            path.append(int(after[_among(after, layer)][0]))
+        return path
 
 
-def distances(lot: Lot, start: tuple[int, ...], cap: int = MAX_STATES) -> list[np.ndarray] | None:
-    """The lot's positions sorted by distance to a solution.
+def _among(values: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are in ``codes`` (sorted)."""
+    if not len(codes):
+        return np.zeros(len(values), dtype=bool)
+    return codes[np.searchsorted(codes, values).clip(max=len(codes) - 1)] == values
 
-    The positions of the lot reachable from ``start`` by fewest moves to a solution (layer
-    d holds those d moves away), or None past ``cap`` positions or when X can never get out.
 
-    The positions are listed first; a breadth-first search from every solved one then sorts
-    them by distance (moves can be undone).
+def far_start(lots: Lots, starts: np.ndarray, depth: int) -> tuple[list[int] | None, np.ndarray]:
+    """A shortest path to a solution from the first start at least ``depth`` moves from one.
+
+    The path from the first (fewest moves, then drawing order) lot whose start is ``depth``
+    to ``depth + REACH`` moves from a solution, or None; and which lots' starts are nearer.
+    A forward breadth-first search from every start at once, where a lot leaves once its
+    start is found nearer (or once past `MAX_STATES` positions).
     """
-    found = lot.layers(np.array([lot.encode(start)], dtype=np.int64), cap)
-    if found is None:
-        return None
-    every = np.concatenate(found)
-    goals = every[(every & 7) == SIZE - 2]
-    if not len(goals):
-        return None
-    return lot.layers(goals, cap)
+    near = np.zeros(len(starts), dtype=bool)
+    layers: list[np.ndarray] = []
+    for moves, layer in enumerate(lots.layers(starts, MAX_STATES)):
+        goals = layer[(layer & 7) == SIZE - 2]
+        if len(goals) and moves >= depth:
+            return lots.walk(int(goals[0]), layers)[::-1], near
+        if moves >= depth + REACH:
+            break
+        near[goals >> LOT_SHIFT] = True
+        lots.alive &= ~near
+        layers.append(layer)
+    return None, near
 
 
-def shortest_plan(lot: Lot, layers: list[np.ndarray], start: int) -> list[tuple[int, int]]:
-    """A shortest plan from ``start``.
+def distances(lots: Lots, starts: np.ndarray, depth: int) -> list[np.ndarray]:
+    """The positions of every lot sorted by distance to a solution, up to ``depth`` moves.
 
-    A shortest plan from ``start``, read off layers grown from the solved positions: each
-    step slides into the next layer down.
+    Layer d holds the positions, reachable from a lot's start, that are d moves from a
+    solution; the layers stop after ``depth`` or when every position is placed. The positions
+    are listed first (dropping the lots past `MAX_STATES`); a breadth-first search from every
+    solved one then sorts them by distance (moves can be undone).
     """
-    masks = [_masks(v) for v in lot.vehicles]
-    state = lot.decode(start)
-    path = [state]
-    depth = next(d for d, layer in enumerate(layers) if start in set(layer.tolist()))
-    for closer in reversed(layers[:depth]):
-        codes = set(closer.tolist())
-        state = next(
-            after
-            for _, _, after in slides(lot.vehicles, state, masks)
-            if lot.encode(after) in codes
-        )
-        path.append(state)
-    moves = []
-    for before, after in zip(path, path[1:], strict=False):
-        k = next(i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b)
-        moves.append((k, after[k] - before[k]))
-    return moves
+    if not len(starts):
+        return []
+    every = np.concatenate(list(lots.layers(starts, MAX_STATES)))
+    found = []
+    for layer in lots.layers(every[(every & 7) == SIZE - 2]):
+        found.append(layer)
+        if len(found) > depth:
+            break
+    return found
+
+
+def moves_of(path: list[int]) -> list[tuple[int, int]]:
+    """The slides (vehicle, signed distance) along a path of codes."""
+    out = []
+    for code, step in itertools.pairwise(path):
+        k = ((code ^ step).bit_length() - 1) // 3
+        out.append((k, ((step >> (3 * k)) & 7) - ((code >> (3 * k)) & 7)))
+    return out
 
 
 def move_text(vehicle: Vehicle, distance: int) -> str:
@@ -397,37 +472,46 @@ class RushHourTask(Task[RushHourConfig]):
         return RushHourConfig(vehicles=vehicles, min_moves=min_moves)
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """A random dense lot and a start in it the level's number of moves from a solution."""
+        """A random dense lot and a start in it the level's number of moves from a solution.
+
+        Lots are drawn and searched `BATCH` at a time. The first lot whose drawn start is far
+        enough from a solution gives the instance (the position ``min_moves`` before the end
+        of a shortest plan). Failing that, the lots found solvable are searched whole, and the
+        first with a position ``min_moves`` from a solution gives it; past the search budget,
+        the farthest start found so far is taken.
+        """
         target = self.config.min_moves
-        budget, spent = BUDGET_PER_MOVE * target, 0
-        best = None
-        for attempt in itertools.count():
-            if best is not None and (attempt >= LOTS or spent > budget):
+        budget, spent, rounds, in_vain = BUDGET_PER_MOVE * target, 0, 0, 0
+        best: tuple[Lots, list[int]] | None = None
+        while best is None or (len(best[1]) <= target and spent <= budget):
+            # Lots too crowded to place or to free X get one vehicle fewer every LOTS draws.
+            count = max(1, self.config.vehicles - in_vain // LOTS)
+            kinds, positions = random_lots(count, BATCH, rng)
+            lots = Lots(kinds)
+            path, near = far_start(lots, lots.encode(positions), target)
+            spent += lots.visited
+            rounds += 1
+            if path is not None:
+                best = (lots, path[-target - 1 :])
                 break
-            # A lot too crowded to place or to free X gets one vehicle fewer every LOTS draws.
-            lot = random_lot(max(1, self.config.vehicles - attempt // LOTS), rng)
-            if lot is None:
+            if rounds < ROUNDS:
                 continue
-            vehicles, drawn = lot
-            searched = Lot(vehicles)
-            # Every position of the drawn lot, sorted by distance to a solution.
-            layers = distances(searched, drawn)
-            spent += searched.visited
-            if layers is None:
-                continue
-            at = min(target, len(layers) - 1)
-            if best is None or at > best[3]:
-                code = int(layers[at][int(rng.integers(len(layers[at])))])
-                best = (
-                    vehicles,
-                    searched.decode(code),
-                    shortest_plan(searched, layers, code),
-                    at,
-                )
-            if at >= target:
-                break
-        vehicles, start, moves, fewest = best
-        plan = [move_text(vehicles[k], d) for k, d in moves]
+            # The lots whose start is nearer: every position of them, sorted by distance.
+            lots = Lots(kinds[near])
+            layers = distances(lots, lots.encode(positions[near]), target)
+            spent += lots.visited
+            if best is None and not layers:
+                in_vain += BATCH
+            if layers and (best is None or len(layers) > len(best[1])):
+                farthest = layers[-1]
+                lot = farthest[(farthest >> LOT_SHIFT) == (farthest[0] >> LOT_SHIFT)]
+                code = int(lot[int(rng.integers(len(lot)))])
+                best = (lots, lots.walk(code, layers[:-1]))
+        lots, path = best
+        vehicles = lots.vehicles(path[0] >> LOT_SHIFT)
+        start = tuple((path[0] >> (3 * k)) & 7 for k in range(len(vehicles)))
+        plan = [move_text(vehicles[k], d) for k, d in moves_of(path)]
+        fewest = len(plan)
         rows = draw(vehicles, start)
         prompt = (
             "Rush Hour on a 6x6 lot. Each letter is a vehicle (a car covers 2 cells, a truck 3); a "

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
+from palaestra.envs.tasks import rush_hour
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.binairo import BinairoTask
 from palaestra.envs.tasks.blocksworld_plan import BlocksworldPlanTask
@@ -164,3 +166,45 @@ def test_n_queens_any_valid_completion_scores_and_a_clash_does_not():
     assert task.verify(task.slot(clash), problem).status is Status.INCORRECT
     moved = ".Q...\n...Q.\nQ....\n..Q..\n....Q"
     assert task.verify(task.slot(moved), problem).score == 0.0
+
+
+@pytest.mark.parametrize("level", [1, 3, 5])
+def test_rush_hour_starts_need_exactly_the_levels_moves(level):
+    task = RushHourTask.from_level(level)
+    for index in range(4):
+        problem = task.problem(11, index)
+        assert problem.data["fewest"] == len(problem.reference) == task.config.min_moves
+        assert task.certify(problem).solvable
+
+
+def test_rush_hour_lots_told_jammed_can_never_free_x():
+    """Every lot the filter rejects is confirmed jammed by a search over grids."""
+    rng = np.random.default_rng(7)
+    rejected = 0
+    for _ in range(300):
+        kinds, positions = [0], [int(rng.integers(0, 4))]
+        taken = int(rush_hour.KIND_MASKS[0, positions[0] + rush_hour.PAD])
+        for _ in range(14):
+            fits = np.flatnonzero((rush_hour.PLACE_MASK & taken) == 0)
+            if not len(fits):
+                break
+            pick = int(fits[rng.integers(len(fits))])
+            kinds.append(int(rush_hour.PLACE_KIND[pick]))
+            positions.append(int(rush_hour.PLACE_AT[pick]))
+            taken |= int(rush_hour.PLACE_MASK[pick])
+        if not rush_hour.jammed(np.array([kinds]), np.array([positions]))[0]:
+            continue
+        rejected += 1
+        names = "XABCDEFGHIJKLMN"[: len(kinds)]
+        named = [
+            dataclasses.replace(rush_hour.KINDS[k], name=n)
+            for k, n in zip(kinds, names, strict=True)
+        ]
+        start = "".join(rush_hour.draw(named, tuple(positions)))
+        seen, frontier = {start}, {start}
+        while frontier:
+            frontier = {g for f in frontier for g in rush_hour._grid_moves(f)} - seen
+            seen |= frontier
+        exit_cell = rush_hour.EXIT_ROW * rush_hour.SIZE + rush_hour.SIZE - 1
+        assert all(grid[exit_cell] != "X" for grid in seen)
+    assert rejected > 20
