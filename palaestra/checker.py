@@ -77,7 +77,13 @@ def garbage_actions() -> list[tuple[str, Any]]:
             {
                 "role": "assistant",
                 "content": None,
-                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": "{"}}],
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "calculator", "arguments": "{"},
+                    }
+                ],
             },
         ),
         (
@@ -85,7 +91,13 @@ def garbage_actions() -> list[tuple[str, Any]]:
             {
                 "role": "assistant",
                 "content": None,
-                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "nope", "arguments": "{}"}}],
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "nope", "arguments": "{}"},
+                    }
+                ],
             },
         ),
     ]
@@ -180,7 +192,9 @@ async def _oracle_episode_async(env: Env | Wrapper, seed: int) -> list[Any]:
         transcript.append([action, observation, reward, terminated, truncated, _strip_timing(info)])
         if terminated or truncated:
             return transcript
-    raise _Failed(f"the async oracle episode on seed {seed} did not end within {MAX_ORACLE_TURNS} turns")
+    raise _Failed(
+        f"the async oracle episode on seed {seed} did not end within {MAX_ORACLE_TURNS} turns"
+    )
 
 
 # Invalid actions for the determinism transcript: how an env answers mistakes must be
@@ -227,7 +241,12 @@ def _digest_in_subprocess(spec: Any, seeds: tuple[int, ...], hash_seed: str, tim
     data.pop("source")
     payload = json.dumps({"spec": data, "seeds": list(seeds)})
     completed = subprocess.run(
-        [sys.executable, "-c", "from palaestra.checker import _digest_main; _digest_main()", payload],
+        [
+            sys.executable,
+            "-c",
+            "from palaestra.checker import _digest_main; _digest_main()",
+            payload,
+        ],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -260,8 +279,12 @@ def _digest_main() -> None:
 
 def _check_api(env: Env | Wrapper, seed: int) -> None:
     base = env.unwrapped
-    _expect(isinstance(base, Env), f"the env must subclass palaestra.Env, got {type(base).__name__}")
-    _expect(isinstance(env.observation_space, Conversation), "observation_space must be a Conversation")
+    _expect(
+        isinstance(base, Env), f"the env must subclass palaestra.Env, got {type(base).__name__}"
+    )
+    _expect(
+        isinstance(env.observation_space, Conversation), "observation_space must be a Conversation"
+    )
     _expect(isinstance(env.action_space, ChatAction), "action_space must be a ChatAction")
     tools = env.tools
     _expect(isinstance(tools, list), "env.tools must be a list")
@@ -272,7 +295,8 @@ def _check_api(env: Env | Wrapper, seed: int) -> None:
             and schema.get("type") == "function"
             and isinstance(function.get("name"), str)
             and isinstance(function.get("parameters"), dict),
-            f"a tool schema must be {{'type': 'function', 'function': {{'name', 'parameters'}}}}, got {schema!r}",
+            "a tool schema must be {'type': 'function', 'function': {'name', 'parameters'}}, "
+            f"got {schema!r}",
         )
     observation, info = env.reset(seed=seed)
     _check_observation(env, observation, "reset")
@@ -294,17 +318,31 @@ def _check_step_types(env: Env | Wrapper, out: Any, where: str) -> None:
     _expect(isinstance(out, tuple) and len(out) == 5, f"{where} must return a 5-tuple")
     observation, reward, terminated, truncated, info = out
     _check_observation(env, observation, where)
-    _expect(type(reward) is float and math.isfinite(reward), f"{where}: reward must be a finite float, got {reward!r}")
-    _expect(type(terminated) is bool and type(truncated) is bool, f"{where}: terminated/truncated must be bools")
+    _expect(
+        type(reward) is float and math.isfinite(reward),
+        f"{where}: reward must be a finite float, got {reward!r}",
+    )
+    _expect(
+        type(terminated) is bool and type(truncated) is bool,
+        f"{where}: terminated/truncated must be bools",
+    )
     _expect(not (terminated and truncated), f"{where}: terminated and truncated are both True")
     _expect(isinstance(info, dict), f"{where}: info must be a dict")
     parts = info.get("reward_parts")
     _expect(isinstance(parts, dict), f"{where}: info['reward_parts'] is missing")
-    _expect(abs(sum(parts.values()) - reward) < 1e-9, f"{where}: reward parts {parts} do not sum to {reward}")
-    _expect(info.get("status") in ("ok", "error"), f"{where}: info['status'] must be 'ok' or 'error'")
+    _expect(
+        abs(sum(parts.values()) - reward) < 1e-9,
+        f"{where}: reward parts {parts} do not sum to {reward}",
+    )
+    _expect(
+        info.get("status") in ("ok", "error"), f"{where}: info['status'] must be 'ok' or 'error'"
+    )
     _expect(isinstance(info.get("mask"), bool), f"{where}: info['mask'] must be a bool")
     if terminated or truncated:
-        _expect(isinstance(info.get("success"), bool), f"{where}: info['success'] must be a bool at the end")
+        _expect(
+            isinstance(info.get("success"), bool),
+            f"{where}: info['success'] must be a bool at the end",
+        )
 
 
 def _check_oracle(env: Env | Wrapper, seeds: tuple[int, ...]) -> None:
@@ -320,22 +358,37 @@ def _check_oracle(env: Env | Wrapper, seeds: tuple[int, ...]) -> None:
                 break
         _expect(out is not None and (out[2] or out[3]), f"the oracle did not finish seed {seed}")
         _, _, terminated, truncated, info = out
-        _expect(info.get("status") == "ok", f"oracle episode on seed {seed} reported an error: {info.get('error')}")
+        _expect(
+            info.get("status") == "ok",
+            f"oracle episode on seed {seed} reported an error: {info.get('error')}",
+        )
         _expect(
             terminated and not truncated,
-            f"the oracle episode on seed {seed} was truncated ({info.get('truncation')}), not solved",
+            f"the oracle episode on seed {seed} was truncated ({info.get('truncation')}), "
+            "not solved",
         )
-        _expect(info.get("success") is True, f"the oracle did not succeed on seed {seed}: {info.get('verdict')}")
+        _expect(
+            info.get("success") is True,
+            f"the oracle did not succeed on seed {seed}: {info.get('verdict')}",
+        )
         _expect(
             total >= best - 1e-6,
             f"the oracle's return {total:.6f} on seed {seed} is below the best return {best:.6f}",
         )
 
 
-def _check_determinism(env: Env | Wrapper, seeds: tuple[int, ...], cross_process: bool, timeout: float, report: CheckReport) -> None:
+def _check_determinism(
+    env: Env | Wrapper,
+    seeds: tuple[int, ...],
+    cross_process: bool,
+    timeout: float,
+    report: CheckReport,
+) -> None:
     before = _global_rng_state()
     first = episode_digest(env, seeds)
-    _expect(_global_rng_state() == before, "the env changed the global random or numpy.random state")
+    _expect(
+        _global_rng_state() == before, "the env changed the global random or numpy.random state"
+    )
     second = episode_digest(env, seeds)
     _expect(first == second, "the same seeds gave different episodes in this process")
 
@@ -383,7 +436,9 @@ def _step_with_timeout(env: Env | Wrapper, action: Any, timeout: float) -> Any:
     return box["out"]
 
 
-def _check_garbage_case(env: Env | Wrapper, name: str, action: Any, seed: int, timeout: float) -> None:
+def _check_garbage_case(
+    env: Env | Wrapper, name: str, action: Any, seed: int, timeout: float
+) -> None:
     env.reset(seed=seed)
     out = _step_with_timeout(env, action, timeout)
     try:
@@ -399,10 +454,13 @@ def _check_garbage_case(env: Env | Wrapper, name: str, action: Any, seed: int, t
     )
     _expect(
         bool(info.get("invalid_action")) or judged_wrong or bool(info.get("tool_errors")),
-        f"garbage action {name!r} was accepted silently: no invalid_action flag, no failing verdict",
+        f"garbage action {name!r} was accepted silently: no invalid_action flag, "
+        "no failing verdict",
     )
     if not (terminated or truncated):
-        _expect(len(observation) > 0, f"garbage action {name!r} got no message saying what was wrong")
+        _expect(
+            len(observation) > 0, f"garbage action {name!r} got no message saying what was wrong"
+        )
 
 
 def _check_garbage_stream(env: Env | Wrapper, seed: int, timeout: float) -> bool:
@@ -423,7 +481,7 @@ def _has_limits(env: Env | Wrapper) -> bool:
         if isinstance(layer, (TurnLimit, InvalidActionLimit)):
             return True
         layer = layer.env
-    return False
+    return isinstance(layer, Env) and layer.episode_limits != (None, None)
 
 
 def check_env(
@@ -449,7 +507,10 @@ def check_env(
     Raises:
         ConformanceError: A check failed (with every failure listed).
     """
-    name = getattr(getattr(env.unwrapped, "palaestra_spec", None), "id", None) or type(env.unwrapped).__name__
+    name = (
+        getattr(getattr(env.unwrapped, "palaestra_spec", None), "id", None)
+        or type(env.unwrapped).__name__
+    )
     report = CheckReport(env=name)
     checks: list[tuple[str, Callable[[], Any]]] = [
         ("api", lambda: _check_api(env, seeds[0])),
@@ -457,11 +518,20 @@ def check_env(
         ("determinism", lambda: _check_determinism(env, seeds, cross_process, 120.0, report)),
     ]
     for case, action in garbage_actions():
-        checks.append((f"garbage:{case}", lambda a=action, c=case: _check_garbage_case(env, c, a, seeds[0], step_timeout)))
+        checks.append(
+            (
+                f"garbage:{case}",
+                lambda a=action, c=case: _check_garbage_case(env, c, a, seeds[0], step_timeout),
+            )
+        )
     if _has_limits(env):
-        checks.append(("garbage:stream", lambda: _check_garbage_stream(env, seeds[0], step_timeout)))
+        checks.append(
+            ("garbage:stream", lambda: _check_garbage_stream(env, seeds[0], step_timeout))
+        )
     else:
-        report.notes.append("endless garbage stream not checked: the env has no turn or invalid-action limit")
+        report.notes.append(
+            "endless garbage stream not checked: the env has no turn or invalid-action limit"
+        )
     checks.append(("close", lambda: (env.close(), env.close())))
     for check, run in checks:
         try:

@@ -18,8 +18,9 @@ Read this module first. It defines what every Palaestra environment is:
 * At the end of an episode ``info["success"]`` says whether the task was solved and
   ``info["verdict"]`` (a `palaestra.Verdict`) says why.
 * An invalid action never raises: the env answers with a message saying what was wrong
-  and `INVALID_ACTION_PENALTY`, and sets ``info["invalid_action"] = True``. Wrappers
-  end the episode when the allowance is spent (`palaestra.wrappers.InvalidActionLimit`).
+  and `INVALID_ACTION_PENALTY`, and sets ``info["invalid_action"] = True``. The episode
+  ends when the allowance is spent (`Env.set_limits`, which `palaestra.make` applies, or
+  the `palaestra.wrappers.InvalidActionLimit` wrapper).
 * An infrastructure failure never reads as a zero reward: the step sets
   ``info["status"] = "error"`` and ``info["mask"] = True`` and truncates the episode.
 * Each env owns its randomness: `reset(seed=s)` derives everything from ``s``
@@ -40,6 +41,8 @@ from collections.abc import Hashable
 from typing import Any, ClassVar, Literal, TypedDict, Union
 
 import gymnasium as gym
+import numpy as np
+from gymnasium.utils import seeding
 
 from palaestra.errors import InfrastructureError, ResetNeeded
 from palaestra.spaces import ChatAction, Conversation
@@ -71,7 +74,7 @@ class Message(TypedDict, total=False):
     tool_call_id: str
 
 
-Action = Union[str, Message]
+Action = Union[str, Message]  # noqa: UP007 (a runtime alias, for Python 3.10)
 """What the model did this turn: its text, or an assistant message with native tool calls."""
 
 Observation = list[Message]
@@ -122,6 +125,8 @@ def as_message(action: Any, *, max_chars: int = MAX_ACTION_CHARS) -> Message:
     Raises:
         InvalidAction: The action has the wrong type or shape, or is too long.
     """
+    if type(action) is str and len(action) <= max_chars:  # the common case, checked first
+        return {"role": "assistant", "content": action}
     if isinstance(action, str):
         message: Message = {"role": "assistant", "content": action}
     elif isinstance(action, dict):
@@ -131,7 +136,8 @@ def as_message(action: Any, *, max_chars: int = MAX_ACTION_CHARS) -> Message:
         content = action.get("content")
         if content is not None and not isinstance(content, str):
             raise InvalidAction(
-                f"an action message's content must be a string or null, got {type(content).__name__}"
+                "an action message's content must be a string or null, "
+                f"got {type(content).__name__}"
             )
         message = {"role": "assistant", "content": content}
         if "tool_calls" in action and action["tool_calls"] is not None:
@@ -141,8 +147,7 @@ def as_message(action: Any, *, max_chars: int = MAX_ACTION_CHARS) -> Message:
             message["tool_calls"] = copy.deepcopy(calls)
     else:
         raise InvalidAction(
-            "an action must be a string or an assistant message dict, "
-            f"got {type(action).__name__}"
+            f"an action must be a string or an assistant message dict, got {type(action).__name__}"
         )
     if len(message.get("content") or "") > max_chars:
         raise InvalidAction(
@@ -194,6 +199,40 @@ class Env(gym.Env[Observation, Action]):
     _over: bool = False
     _turn: int = 0
     _transcript_tail: Observation
+    _pending_seed: int | None = None
+    """A seed given to `reset` whose generator is not built yet (see `np_random`)."""
+    _max_turns: int | None = None
+    _max_invalid: int | None = None
+    _invalid_count: int = 0
+
+    # Seeding is lazy: `reset(seed=s)` records ``s`` and the generator is built on first
+    # use of `np_random`, as the very generator Gymnasium's seeding builds (a PCG64 over
+    # ``SeedSequence(s)``), so every draw is the same; an episode that draws nothing pays
+    # nothing for it (building a generator costs about as much as a small game's step).
+    @property
+    def np_random(self) -> np.random.Generator:
+        """This env's generator, seeded by `reset` (all of the env's randomness comes from it)."""
+        seed = self._pending_seed
+        if seed is not None:
+            self._pending_seed = None
+            self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+        elif self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._pending_seed = None
+        self._np_random = value
+        self._np_random_seed = -1  # as Gymnasium: the seed of a generator set by hand is unknown
+
+    def _seed(self, seed: int | None) -> None:
+        """What ``gymnasium.Env.reset(seed=seed)`` does, with the generator built lazily."""
+        if seed is not None:
+            if not (isinstance(seed, int) and seed >= 0):
+                seeding.np_random(seed)  # raises Gymnasium's error for this seed
+            self._pending_seed = seed
+            self._np_random_seed = seed
 
     # Spaces are created per instance so that seeding one env's action space never
     # changes another's samples.
@@ -243,13 +282,15 @@ class Env(gym.Env[Observation, Action]):
         Returns:
             The opening messages and an info dict.
         """
-        super().reset(seed=seed)
+        if seed is not None:
+            self._seed(seed)
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         self._turn = 0
         self._over = False
-        observation, info = self._reset(dict(options or {}))
+        observation, info = self._reset(dict(options) if options else {})
         self._started = True
+        self._invalid_count = 0
         return self._finish_reset(observation, info)
 
     def step(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
@@ -264,9 +305,17 @@ class Env(gym.Env[Observation, Action]):
         Raises:
             ResetNeeded: The episode has not started or has already ended.
         """
-        message, early = self._begin_step(action)
-        if early is not None:
-            return self._finish_step(early)
+        # `_begin_step`, inlined: this is the hot path of every rollout.
+        if not self._started or self._over:
+            self._refuse_step()
+        self._turn += 1
+        if type(action) is str and len(action) <= self.max_action_chars:
+            message: Message = {"role": "assistant", "content": action}
+        else:
+            try:
+                message = as_message(action, max_chars=self.max_action_chars)
+            except InvalidAction as e:
+                return self._finish_step(self.invalid(str(e)))
         try:
             result = self._step(message)
         except InvalidAction as e:
@@ -279,13 +328,15 @@ class Env(gym.Env[Observation, Action]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, Info]:
         """The async twin of `reset`."""
-        gym.Env.reset(self, seed=seed)
+        if seed is not None:
+            self._seed(seed)
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         self._turn = 0
         self._over = False
-        observation, info = await self._areset(dict(options or {}))
+        observation, info = await self._areset(dict(options) if options else {})
         self._started = True
+        self._invalid_count = 0
         return self._finish_reset(observation, info)
 
     async def astep(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
@@ -351,13 +402,16 @@ class Env(gym.Env[Observation, Action]):
             NotImplementedError: The env declares no ``state_attrs``.
         """
         if not self.state_attrs:
-            raise NotImplementedError(f"{type(self).__name__} declares no state_attrs, so it cannot snapshot")
+            raise NotImplementedError(
+                f"{type(self).__name__} declares no state_attrs, so it cannot snapshot"
+            )
         return {
             "attrs": copy.deepcopy({name: getattr(self, name) for name in self.state_attrs}),
             "rng": copy.deepcopy(self.np_random.bit_generator.state),
             "turn": self._turn,
             "over": self._over,
             "started": self._started,
+            "invalid": self._invalid_count,
         }
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -366,12 +420,20 @@ class Env(gym.Env[Observation, Action]):
         Raises:
             ValueError: ``state`` is not such a snapshot.
         """
-        if not isinstance(state, dict) or set(state) != {"attrs", "rng", "turn", "over", "started"}:
+        if not isinstance(state, dict) or set(state) != {
+            "attrs",
+            "rng",
+            "turn",
+            "over",
+            "started",
+            "invalid",
+        }:
             raise ValueError("set_state expects a snapshot returned by get_state()")
         for name, value in copy.deepcopy(state["attrs"]).items():
             setattr(self, name, value)
         self.np_random.bit_generator.state = copy.deepcopy(state["rng"])
         self._turn, self._over, self._started = state["turn"], state["over"], state["started"]
+        self._invalid_count = state["invalid"]
 
     def render_text(self) -> str:
         """A text picture of the current state, for people (`palaestra play`, `render`)."""
@@ -438,17 +500,22 @@ class Env(gym.Env[Observation, Action]):
     # --- internals ----------------------------------------------------------------------
 
     def _begin_step(self, action: Any) -> tuple[Message, Step | None]:
-        if not self._started:
-            raise ResetNeeded(f"{type(self).__name__}.step() was called before reset()")
-        if self._over:
-            raise ResetNeeded(
-                f"{type(self).__name__}.step() was called after the episode ended; call reset()"
-            )
+        if not self._started or self._over:
+            self._refuse_step()
         self._turn += 1
+        if type(action) is str and len(action) <= self.max_action_chars:  # the common case
+            return {"role": "assistant", "content": action}, None
         try:
             return as_message(action, max_chars=self.max_action_chars), None
         except InvalidAction as e:
             return {"role": "assistant", "content": ""}, self.invalid(str(e))
+
+    def _refuse_step(self) -> None:
+        if not self._started:
+            raise ResetNeeded(f"{type(self).__name__}.step() was called before reset()")
+        raise ResetNeeded(
+            f"{type(self).__name__}.step() was called after the episode ended; call reset()"
+        )
 
     # What envs return must never be shared between calls (users keep it). Messages are
     # flat dicts of strings, so a copy of each message suffices; info values are built
@@ -461,22 +528,76 @@ class Env(gym.Env[Observation, Action]):
         return [dict(message) for message in observation], info
 
     def _finish_step(self, result: Step) -> tuple[Observation, float, bool, bool, Info]:
-        if not isinstance(result, Step):
+        if type(result) is not Step and not isinstance(result, Step):
             raise TypeError(f"{type(self).__name__}._step must return a Step, got {result!r}")
         parts = {name: float(value) for name, value in result.reward_parts.items()}
         reward = float(sum(parts.values()))
-        info = {"status": "ok", "mask": False, **result.info, "reward_parts": parts, "turn": self._turn}
+        info = {
+            "status": "ok",
+            "mask": False,
+            **result.info,
+            "reward_parts": parts,
+            "turn": self._turn,
+        }
         terminated, truncated = bool(result.terminated), bool(result.truncated)
-        if terminated and truncated:
-            raise ValueError(
-                f"{type(self).__name__} returned terminated=True and truncated=True for one "
-                "cause; terminated means the task ended, truncated means a limit cut it"
-            )
-        self._over = terminated or truncated
-        if self._over:
+        if terminated or truncated:
+            if terminated and truncated:
+                raise ValueError(
+                    f"{type(self).__name__} returned terminated=True and truncated=True for one "
+                    "cause; terminated means the task ended, truncated means a limit cut it"
+                )
+            self._over = True
             info.setdefault("success", False)
-        self._transcript_tail = result.observation
-        return [dict(message) for message in result.observation], reward, terminated, truncated, info
+        else:
+            self._over = False
+        self._transcript_tail = observation = result.observation
+        observation = [dict(message) for message in observation]
+        if self._max_invalid is not None or self._max_turns is not None:
+            terminated, truncated = self._apply_limits(observation, terminated, truncated, info)
+        return observation, reward, terminated, truncated, info
+
+    def set_limits(self, *, max_turns: int | None = None, max_invalid: int | None = None) -> None:
+        """Ends episodes at a turn cap and past an invalid-action allowance (None: no limit).
+
+        The same rules as the `~palaestra.wrappers.TurnLimit` and
+        `~palaestra.wrappers.InvalidActionLimit` wrappers (the allowance applies first),
+        applied inside `step` without a wrapper layer; `palaestra.make` sets the registry's
+        limits this way. Like the wrappers' ends, these ends do not close the episode for
+        the env itself.
+        """
+        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        if max_invalid is not None and (not isinstance(max_invalid, int) or max_invalid < 0):
+            raise ValueError(f"allowance must be a non-negative integer, got {max_invalid!r}")
+        self._max_turns, self._max_invalid = max_turns, max_invalid
+
+    @property
+    def episode_limits(self) -> tuple[int | None, int | None]:
+        """``(max_turns, max_invalid)`` set by `set_limits` (None: no limit)."""
+        return self._max_turns, self._max_invalid
+
+    def _apply_limits(
+        self, observation: Observation, terminated: bool, truncated: bool, info: Info
+    ) -> tuple[bool, bool]:
+        # InvalidActionLimit's rule, then TurnLimit's (the order `make` used to wrap them in).
+        if self._max_invalid is not None and info.get("invalid_action"):
+            self._invalid_count += 1
+            if self._invalid_count > self._max_invalid and not (terminated or truncated):
+                terminated = True
+                info["termination"] = "invalid_action_limit"
+                info.setdefault("success", False)
+                observation.append(
+                    user(f"Too many invalid actions ({self._invalid_count}); the episode is over.")
+                )
+        if (
+            self._max_turns is not None
+            and self._turn >= self._max_turns
+            and not (terminated or truncated)
+        ):
+            truncated = True
+            info["truncation"] = "max_turns"
+            info.setdefault("success", False)
+        return terminated, truncated
 
 
 class Wrapper(gym.Wrapper[Observation, Action, Observation, Action]):

@@ -58,9 +58,9 @@ class EnvSpec:
         id: ``Name-vN`` or ``namespace/Name-vN``.
         entry_point: ``"module:attr"`` naming the env class or factory (or the callable).
         kwargs: Default constructor arguments; `make` arguments override them.
-        max_turns: Turn cap applied by `make` (`TurnLimit`), or None.
-        max_invalid: Invalid actions allowed before the episode ends (`InvalidActionLimit`),
-            or None for no cap.
+        max_turns: Turn cap applied by `make` (`TurnLimit`'s rule), or None.
+        max_invalid: Invalid actions allowed before the episode ends (`InvalidActionLimit`'s
+            rule), or None for no cap.
         reward_range: Bounds of an episode's return, ``(low, high)``.
         tags: Labels for filtering: family, ``single-turn``/``multi-turn``, ``tools``,
             ``needs-docker``, ...
@@ -87,14 +87,24 @@ class EnvSpec:
                 f"environment id {self.id!r} is malformed; ids look like 'Name-v0' or "
                 "'namespace/Name-v0' (letters, digits, '_', '.', '-', then -v<version>)"
             )
-        if not (callable(self.entry_point) or (isinstance(self.entry_point, str) and ":" in self.entry_point)):
+        if not (
+            callable(self.entry_point)
+            or (isinstance(self.entry_point, str) and ":" in self.entry_point)
+        ):
             raise RegistrationError(
-                f"{self.id}: entry_point must be 'module:attr' or a callable, got {self.entry_point!r}"
+                f"{self.id}: entry_point must be 'module:attr' or a callable, "
+                f"got {self.entry_point!r}"
             )
-        if self.max_turns is not None and (not isinstance(self.max_turns, int) or self.max_turns < 1):
+        if self.max_turns is not None and (
+            not isinstance(self.max_turns, int) or self.max_turns < 1
+        ):
             raise RegistrationError(f"{self.id}: max_turns must be a positive integer or null")
-        if self.max_invalid is not None and (not isinstance(self.max_invalid, int) or self.max_invalid < 0):
-            raise RegistrationError(f"{self.id}: max_invalid must be a non-negative integer or null")
+        if self.max_invalid is not None and (
+            not isinstance(self.max_invalid, int) or self.max_invalid < 0
+        ):
+            raise RegistrationError(
+                f"{self.id}: max_invalid must be a non-negative integer or null"
+            )
         low, high = (float(x) for x in self.reward_range)
         if not low <= high:
             raise RegistrationError(f"{self.id}: reward_range {self.reward_range} has low > high")
@@ -106,7 +116,8 @@ class EnvSpec:
         clash = sorted(set(self.kwargs) & set(MAKE_OPTIONS))
         if clash:
             raise RegistrationError(
-                f"{self.id}: {clash} are set on the spec itself (max_turns:, max_invalid:), not in kwargs"
+                f"{self.id}: {clash} are set on the spec itself (max_turns:, max_invalid:), "
+                "not in kwargs"
             )
 
     @property
@@ -227,8 +238,7 @@ class Registry(Mapping[str, EnvSpec]):
         close = difflib.get_close_matches(key, list(self._specs), n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         raise UnknownEnvError(
-            f"no environment {env_id!r} is registered.{hint} "
-            "Run `palaestra list` to see every id."
+            f"no environment {env_id!r} is registered.{hint} Run `palaestra list` to see every id."
         )
 
     def filter(self, tags: Iterable[str] = (), *, any_tag: bool = False) -> list[EnvSpec]:
@@ -258,7 +268,10 @@ def _yaml():
 
 
 def load_registry(
-    source: str | os.PathLike[str] | Mapping[str, Any], *, registry: Registry | None = None, override: bool = False
+    source: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    registry: Registry | None = None,
+    override: bool = False,
 ) -> list[str]:
     """Registers every id in a registry file (or its parsed content).
 
@@ -297,7 +310,8 @@ def load_registry(
         unknown = sorted(set(fields) - set(_SPEC_FIELDS))
         if unknown:
             raise RegistrationError(
-                f"{origin}: {env_id} has unknown field(s) {unknown}; known fields: {list(_SPEC_FIELDS)}"
+                f"{origin}: {env_id} has unknown field(s) {unknown}; "
+                f"known fields: {list(_SPEC_FIELDS)}"
             )
         if "entry_point" not in fields:
             raise RegistrationError(f"{origin}: {env_id} needs an entry_point ('module:attr')")
@@ -340,8 +354,12 @@ def register(
     """
     unknown = sorted(set(fields) - set(_SPEC_FIELDS))
     if unknown:
-        raise UnknownArgumentError(f"register() got unknown field(s) {unknown}; known: {list(_SPEC_FIELDS)}")
-    return registry.add(EnvSpec(id=id, entry_point=entry_point, source="code", **fields), override=override)
+        raise UnknownArgumentError(
+            f"register() got unknown field(s) {unknown}; known: {list(_SPEC_FIELDS)}"
+        )
+    return registry.add(
+        EnvSpec(id=id, entry_point=entry_point, source="code", **fields), override=override
+    )
 
 
 def deregister(id: str) -> None:
@@ -371,7 +389,9 @@ def load_entry_point(entry_point: str | Callable[..., Any]) -> Callable[..., Any
         for part in attr.split("."):
             target = getattr(target, part)
     except AttributeError as e:
-        raise RegistrationError(f"entry point {entry_point!r}: {module_name} has no {attr!r}") from e
+        raise RegistrationError(
+            f"entry point {entry_point!r}: {module_name} has no {attr!r}"
+        ) from e
     return target
 
 
@@ -387,9 +407,7 @@ def accepted_arguments(factory: Callable[..., Any]) -> tuple[list[str], bool]:
     parameters = list(inspect.signature(target).parameters.values())
     if inspect.isclass(factory):
         parameters = parameters[1:]  # self
-    names = [
-        p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    ]
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     return names, any(p.kind is p.VAR_KEYWORD for p in parameters)
 
 
@@ -411,7 +429,9 @@ def make(
         **kwargs: Constructor arguments; they override the spec's defaults.
 
     Returns:
-        The env, wrapped in `InvalidActionLimit` and `TurnLimit` as the spec says.
+        The env, with the spec's turn cap and invalid-action allowance (set by
+        `Env.set_limits`, with the rules of `TurnLimit` and `InvalidActionLimit`; an env
+        whose class snapshots itself its own way gets those wrappers instead).
 
     Raises:
         UnknownEnvError: The id is unknown (with close matches).
@@ -433,7 +453,9 @@ def make(
     unknown = sorted(set(arguments) - set(names)) if not has_var_kwargs else []
     if unknown:
         hints = [
-            f"{u!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(u, names, n=1)) else repr(u)
+            f"{u!r} (did you mean {m[0]!r}?)"
+            if (m := difflib.get_close_matches(u, names, n=1))
+            else repr(u)
             for u in unknown
         ]
         raise UnknownArgumentError(
@@ -448,13 +470,24 @@ def make(
         )
     if render_mode is not None and render_mode not in env.metadata.get("render_modes", []):
         raise ValueError(
-            f"{env_spec.id} supports render modes {env.metadata.get('render_modes')}, not {render_mode!r}"
+            f"{env_spec.id} supports render modes {env.metadata.get('render_modes')}, "
+            f"not {render_mode!r}"
         )
     turns = env_spec.max_turns if max_turns is ... else max_turns
     allowance = env_spec.max_invalid if max_invalid is ... else max_invalid
     env.render_mode = render_mode
-    env.palaestra_spec = dataclasses.replace(env_spec, kwargs=arguments, max_turns=turns, max_invalid=allowance)
+    env.palaestra_spec = dataclasses.replace(
+        env_spec, kwargs=arguments, max_turns=turns, max_invalid=allowance
+    )
     env.spec = _gymnasium_spec(env.palaestra_spec)
+    if turns is None and allowance is None:
+        return env
+    if type(env).get_state is Env.get_state:
+        # The limits inside the env's own step: the same rules as the wrappers, without two
+        # wrapper layers on every step (the core snapshot holds their counter).
+        env.set_limits(max_turns=turns, max_invalid=allowance)
+        return env
+    # An env with its own snapshot format keeps its counters in the wrappers' snapshots.
     if allowance is not None:
         env = InvalidActionLimit(env, allowance)
     if turns is not None:
@@ -481,6 +514,7 @@ class GymnasiumEntryPoint:
         self.env_id = env_id
 
     def __call__(self, **kwargs: Any) -> Env:
+        """Makes the env (`palaestra.make`)."""
         return make(self.env_id, **kwargs)
 
     def __repr__(self) -> str:
@@ -532,4 +566,3 @@ def register_gymnasium() -> None:
     registry.on_register(bridge)
     for env_spec in known:
         bridge(env_spec)
-

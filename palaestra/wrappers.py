@@ -196,7 +196,9 @@ class ToolExecution(Wrapper):
         self.parser = get_parser(parser)
         self._limits = (max_calls, max_calls_per_turn)
         self.budget = ToolBudget(*self._limits)
-        self._penalty = float(getattr(self.env.unwrapped, "invalid_action_penalty", INVALID_ACTION_PENALTY))
+        self._penalty = float(
+            getattr(self.env.unwrapped, "invalid_action_penalty", INVALID_ACTION_PENALTY)
+        )
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -232,7 +234,9 @@ class ToolExecution(Wrapper):
         parsed = self._calls(action)
         if parsed is None:
             return await self.env.astep(action)
-        return self._as_tuple(await arun_tool_turn(self.tool_table, parsed, self.budget, self._penalty))
+        return self._as_tuple(
+            await arun_tool_turn(self.tool_table, parsed, self.budget, self._penalty)
+        )
 
 
 class EpisodeStatistics(Wrapper):

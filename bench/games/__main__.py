@@ -7,7 +7,7 @@ seeded random policy plays each library's own action syntax; only ``reset`` and 
 are timed (TextArena's ``get_observation`` too, since its ``step`` returns none), for
 ``--seconds`` per library and game split into ``--rounds`` interleaved rounds, keeping each
 library's best round (the machine may be shared). Palaestra's envs come from ``palaestra.make``
-with their registry wrappers, as users get them; two-player games use the multi-agent
+with their registry limits, as users get them; two-player games use the multi-agent
 form (one move per step, like TextArena's). "fails offline" marks an env that tried to
 download data (NLTK word lists) on this machine without internet.
 
@@ -73,7 +73,9 @@ def measure(runner: Runner, seconds: float, max_steps: int = 400) -> Result:
                         break
     except LookupError as error:  # NLTK's "Resource ... not found"
         text = str(error)
-        return Result(note="fails offline" if "nltk" in text.lower() or "Resource" in text else text[:60])
+        return Result(
+            note="fails offline" if "nltk" in text.lower() or "Resource" in text else text[:60]
+        )
     except Exception as error:  # an anchor that cannot run is a row, not a crash
         return Result(note=f"error: {type(error).__name__}: {str(error)[:60]}")
     return Result(resets / reset_time, steps / step_time if step_time else None)
@@ -101,7 +103,7 @@ def best_of(runners: list[Runner | None], seconds: float, rounds: int) -> list[R
     return best
 
 
-# --- Palaestra ------------------------------------------------------------------------------------
+# --- Palaestra ---------------------------------------------------------------------------
 
 
 def ours(env_id: str, **kwargs: Any) -> Runner:
@@ -131,10 +133,15 @@ def ours_two_player(env_id: str, **kwargs: Any) -> Runner:
         moves = game.legal_moves(agent)
         return game.move_text(agent, moves[int(rng.integers(len(moves)))])
 
-    return Runner(make=lambda: make(env_id, **kwargs), reset=lambda g, seed: g.reset(seed=seed), step=step, action=action)
+    return Runner(
+        make=lambda: make(env_id, **kwargs),
+        reset=lambda g, seed: g.reset(seed=seed),
+        step=step,
+        action=action,
+    )
 
 
-# --- GEM --------------------------------------------------------------------------------------------
+# --- GEM ---------------------------------------------------------------------------------
 
 
 def gem(env_id: str, action: Policy) -> Runner:
@@ -150,7 +157,7 @@ def gem(env_id: str, action: Policy) -> Runner:
     return Runner(make=make, reset=lambda env, seed: env.reset(seed=seed), step=step, action=action)
 
 
-# --- TextArena -----------------------------------------------------------------------------------------
+# --- TextArena ---------------------------------------------------------------------------
 
 
 def textarena(env_id: str, action: Policy, players: int = 1) -> Runner:
@@ -181,7 +188,9 @@ def _grid(template: str, rows: int, columns: int) -> Policy:
 
 
 def _code(template: str, pegs: int, colors: int) -> Policy:
-    return lambda env, rng: template.format(" ".join(str(d) for d in rng.permutation(colors)[:pegs] + 1))
+    return lambda env, rng: template.format(
+        " ".join(str(d) for d in rng.permutation(colors)[:pegs] + 1)
+    )
 
 
 def _ta_tic_tac_toe(env: Any, rng: np.random.Generator) -> str:
@@ -280,8 +289,13 @@ ROWS: list[tuple[str, str, Runner, Runner | None, Runner | None]] = [
         "Tower of Hanoi (3 disks, stacked)",
         "ours disks=3 start=stacked; GEM TowerofHanoi-v0-easy; TextArena TowerOfHanoi-v0",
         ours("TowerOfHanoi-v0", disks=3, start="stacked"),
-        gem("game:TowerofHanoi-v0-easy", _choice([f"\\boxed{{{a} {b}}}" for a in "ABC" for b in "ABC" if a != b])),
-        textarena("TowerOfHanoi-v0", _choice([f"[{a} {b}]" for a in "ABC" for b in "ABC" if a != b])),
+        gem(
+            "game:TowerofHanoi-v0-easy",
+            _choice([f"\\boxed{{{a} {b}}}" for a in "ABC" for b in "ABC" if a != b]),
+        ),
+        textarena(
+            "TowerOfHanoi-v0", _choice([f"[{a} {b}]" for a in "ABC" for b in "ABC" if a != b])
+        ),
     ),
     (
         "Tic-tac-toe (two players)",
@@ -313,22 +327,43 @@ def _ratio(ours_value: float | None, anchors: list[float | None]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=6.0, help="timed work per library and game")
+    parser.add_argument(
+        "--seconds", type=float, default=6.0, help="timed work per library and game"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best counts")
-    parser.add_argument("--only", default="", help="comma-separated words: run rows whose name has one")
+    parser.add_argument(
+        "--only", default="", help="comma-separated words: run rows whose name has one"
+    )
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     args = parser.parse_args()
     wanted = [w.strip().lower() for w in args.only.split(",") if w.strip()]
 
-    columns = ["game", "settings", "Palaestra resets/s", "GEM", "TextArena", "ratio", "Palaestra steps/s", "GEM", "TextArena", "ratio"]
-    table = Table(title="Games: resets/s and steps/s (higher is better; ratio = Palaestra / best anchor)")
+    columns = [
+        "game",
+        "settings",
+        "Palaestra resets/s",
+        "GEM",
+        "TextArena",
+        "ratio",
+        "Palaestra steps/s",
+        "GEM",
+        "TextArena",
+        "ratio",
+    ]
+    table = Table(
+        title="Games: resets/s and steps/s (higher is better; ratio = Palaestra / best anchor)"
+    )
     for column in columns:
-        table.add_column(column, justify="left" if column in ("game", "settings") else "right", overflow="fold")
+        table.add_column(
+            column, justify="left" if column in ("game", "settings") else "right", overflow="fold"
+        )
     markdown = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for name, settings, mine, gem_runner, ta_runner in ROWS:
         if wanted and not any(w in name.lower() for w in wanted):
             continue
-        ours_result, gem_result, ta_result = best_of([mine, gem_runner, ta_runner], args.seconds, args.rounds)
+        ours_result, gem_result, ta_result = best_of(
+            [mine, gem_runner, ta_runner], args.seconds, args.rounds
+        )
         row = [
             name,
             settings,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -65,22 +65,41 @@ def parse_move(content: str | None, tag: str = "move", example: str = "...") -> 
     Raises:
         InvalidAction: No closed tag, an unclosed ``<think>``, or an overlong move.
     """
-    _, visible, unclosed = split_reasoning(content or "")
-    if unclosed:
-        raise InvalidAction(
-            f"the <think> block is never closed; think, close it, then give <{tag}>{example}</{tag}>"
-        )
-    spans = find_tags(visible, tag)
-    if not spans:
-        raise InvalidAction(
-            f"reply with your move as <{tag}>{example}</{tag}> after your reasoning"
-        )
-    body = spans[-1].body
+    visible = content or ""
+    # Fast paths (a step's own work is a few microseconds, so the parse matters): text
+    # without "think>" has no reasoning to split off, and with a single opening tag the
+    # last span is simply that tag's.
+    if "think>" in visible:
+        _, visible, unclosed = split_reasoning(visible)
+        if unclosed:
+            raise InvalidAction(
+                "the <think> block is never closed; think, close it, "
+                f"then give <{tag}>{example}</{tag}>"
+            )
+    open_tag, close_tag = _tag_pair(tag)
+    if visible.count(open_tag) == 1:
+        body_start = visible.find(open_tag) + len(open_tag)
+        end = visible.find(close_tag, body_start)
+        body = visible[body_start:end] if end >= 0 else None
+    else:
+        spans = find_tags(visible, tag)
+        if not spans:
+            raise InvalidAction(
+                f"reply with your move as <{tag}>{example}</{tag}> after your reasoning"
+            )
+        body = spans[-1].body
     if body is None:
         raise InvalidAction(f"the last <{tag}> is never closed with </{tag}>")
     if len(body) > MAX_MOVE_CHARS:
         raise InvalidAction(f"the move is {len(body):,} characters long; a move is a few words")
-    return " ".join(unicodedata.normalize("NFKC", body).lower().split())
+    if not body.isascii():  # NFKC leaves ASCII text unchanged
+        body = unicodedata.normalize("NFKC", body)
+    return " ".join(body.lower().split())
+
+
+@functools.lru_cache(maxsize=64)
+def _tag_pair(tag: str) -> tuple[str, str]:
+    return f"<{tag}>", f"</{tag}>"
 
 
 def sample(items: Sequence[T], k: int, draws: Sequence[float]) -> list[T]:

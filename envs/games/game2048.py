@@ -48,6 +48,7 @@ Version history:
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any
 
 import numpy as np
@@ -104,12 +105,17 @@ def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out + [0] * (len(line) - len(out)))
 
 
+_GETTERS = {
+    move: [(line, operator.itemgetter(*line)) for line in lines] for move, lines in _LINES.items()
+}
+
+
 def slide(board: Board, move: str) -> Board:
     """The board after sliding it (no new tile)."""
     cells = list(board)
-    for line in _LINES[move]:
-        for index, value in zip(line, _slide(tuple(board[i] for i in line))):
-            cells[index] = value
+    for line, get in _GETTERS[move]:
+        a, b, c, d = line
+        cells[a], cells[b], cells[c], cells[d] = _slide(get(board))
     return tuple(cells)
 
 
@@ -153,6 +159,13 @@ class Game2048Env(GameEnv):
             else level_value(level, BUDGETS)
         )
         self.goal = self.target.bit_length() - 1
+        self.rules = (
+            "2048. Slide the tiles up, down, left or right; equal tiles that meet merge into their "
+            "sum. After each move a 2 or a 4 appears on an empty cell. "
+            f"Make a {self.target} tile within {self.max_moves} "
+            "turns. A move that changes nothing is illegal.\n"
+            "Reply with one move per turn as <move>left</move> (or up, down, right).\n\n"
+        )
         self.draws: list[float] = []  # two per tile: where it lands, whether it is a 4
         self.board: Board = (0,) * (SIZE * SIZE)
         self.spawned = 0
@@ -165,14 +178,7 @@ class Game2048Env(GameEnv):
         self._spawn()
         self._spawn()
         self.best = max(self.board)
-        rules = (
-            f"2048. Slide the tiles up, down, left or right; equal tiles that meet merge into their sum. After "
-            f"each move a 2 or a 4 appears on an empty cell. Make a {self.target} tile within {self.max_moves} "
-            "turns. A move that changes nothing is illegal.\n"
-            "Reply with one move per turn as <move>left</move> (or up, down, right).\n\n"
-            + self.text()
-        )
-        return [user(rules)], {"level": self.level, "target": self.target}
+        return [user(self.rules + self.text())], {"level": self.level, "target": self.target}
 
     def _spawn(self) -> None:
         k = 2 * self.spawned
@@ -207,7 +213,9 @@ class Game2048Env(GameEnv):
                 progress=progress,
             )
         self._spawn()
-        if all(slide(self.board, m) == self.board for m in _MOVES):
+        # With an empty cell some slide always moves a tile (a line holds both), so only
+        # a full board needs the four slides tried.
+        if 0 not in self.board and all(slide(self.board, m) == self.board for m in _MOVES):
             verdict = Verdict(0.0, Status.INCORRECT, reason="no move left", verifier="2048")
             return self.finish(
                 verdict, [user(f"No move is left; you lose.\n{self.text()}")], progress=progress
@@ -245,9 +253,11 @@ class Game2048Env(GameEnv):
 
     def text(self) -> str:
         """The compact board: one row per line, cells separated by spaces."""
+        t = [_TILES[v] for v in self.board]
         return (
-            "\n".join([" ".join(row) for row in self._rows()])
-            + f"\nLargest tile: {1 << max(self.board)}"
+            f"{t[0]} {t[1]} {t[2]} {t[3]}\n{t[4]} {t[5]} {t[6]} {t[7]}\n"
+            f"{t[8]} {t[9]} {t[10]} {t[11]}\n{t[12]} {t[13]} {t[14]} {t[15]}\n"
+            f"Largest tile: {1 << max(self.board)}"
         )
 
     def state_key(self) -> Board:

@@ -96,7 +96,9 @@ TABLE_CODES = 1296
 @functools.lru_cache(maxsize=16)
 def code_index(pegs: int, colors: int, repeats: bool) -> dict[tuple[int, ...], int]:
     """Each code's row in `all_codes`."""
-    return {tuple(int(d) for d in code): i for i, code in enumerate(all_codes(pegs, colors, repeats))}
+    return {
+        tuple(int(d) for d in code): i for i, code in enumerate(all_codes(pegs, colors, repeats))
+    }
 
 
 ROW_CODES = 400
@@ -156,7 +158,8 @@ class MastermindEnv(GameEnv):
         self.repeats = default_repeats if repeats is None else repeats
         if not self.repeats and self.colors < self.pegs:
             raise ValueError(
-                f"{self.pegs} pegs without repeats need at least {self.pegs} colors, got {self.colors}"
+                f"{self.pegs} pegs without repeats need at least {self.pegs} colors, "
+                f"got {self.colors}"
             )
         self.max_guesses = (
             check_int("max_guesses", max_guesses, 1, 30)
@@ -165,7 +168,24 @@ class MastermindEnv(GameEnv):
         )
         self.max_moves = self.max_guesses + EXTRA_TURNS
         self.codes = all_codes(self.pegs, self.colors, self.repeats)
-        self.code_list = list(code_index(self.pegs, self.colors, self.repeats))
+        self.index = code_index(self.pegs, self.colors, self.repeats)
+        self.code_list = list(self.index)
+        # Per configuration, computed once: the usual spelling of each code (a move in
+        # that spelling needs no validation), each code's text, and the opening message.
+        self.code_texts = [" ".join(map(str, code)) for code in self.code_list]
+        self.spelled = {text: i for i, text in enumerate(self.code_texts)}
+        self.rows = score_rows(self.pegs, self.colors, self.repeats)
+        self.log_codes = math.log(max(len(self.codes), 2))
+        repeats_rule = "Digits may repeat." if self.repeats else "No digit repeats."
+        self.rules = (
+            f"Mastermind. Find the secret code of {self.pegs} digits, "
+            f"each from 1 to {self.colors}. {repeats_rule} "
+            f"You have {self.max_guesses} guesses. "
+            "Each guess is scored with black pegs (right digit, right "
+            "place) and white pegs (right digit, wrong place).\n"
+            f"Reply with one guess per turn as <move>{' '.join(map(str, range(1, self.pegs + 1)))}"
+            "</move>."
+        )
         self.secret: tuple[int, ...] = self.code_list[0]
         self.history: list[tuple[tuple[int, ...], int, int]] = []
         self.lines: list[str] = []  # the board, one line per guess (kept, not re-rendered)
@@ -173,7 +193,7 @@ class MastermindEnv(GameEnv):
 
     def _all_candidates(self) -> list[int] | np.ndarray:
         """Every code's index: a list in small spaces (see `score_rows`), else an array."""
-        if score_rows(self.pegs, self.colors, self.repeats) is not None:
+        if self.rows is not None:
             return list(range(len(self.code_list)))
         return np.arange(len(self.code_list))
 
@@ -182,33 +202,29 @@ class MastermindEnv(GameEnv):
         self.secret = self.code_list[int(self.np_random.random() * len(self.code_list))]
         self.history, self.lines = [], []
         self.candidates = self._all_candidates()
-        repeats = "Digits may repeat." if self.repeats else "No digit repeats."
-        rules = (
-            f"Mastermind. Find the secret code of {self.pegs} digits, each from 1 to {self.colors}. {repeats} "
-            f"You have {self.max_guesses} guesses. Each guess is scored with black pegs (right digit, right "
-            "place) and white pegs (right digit, wrong place).\n"
-            f"Reply with one guess per turn as <move>{' '.join(str(d) for d in range(1, self.pegs + 1))}</move>."
-        )
-        return [user(rules)], {"level": self.level}
+        return [user(self.rules)], {"level": self.level}
 
-    def _narrow(self, guess: tuple[int, ...], score: int) -> None:
-        """Keeps the candidates that would have scored ``score`` against ``guess``."""
-        key = (self.pegs, self.colors, self.repeats)
-        rows = score_rows(*key)
-        if rows is not None:  # a small space: plain Python beats numpy's per-call cost
-            row = rows[code_index(*key)[guess]]
+    def _narrow(self, guess: int, score: int) -> None:
+        """Keeps the candidates that would have scored ``score`` against code ``guess``."""
+        if self.rows is not None:  # a small space: plain Python beats numpy's per-call cost
+            row = self.rows[guess]
             self.candidates = [c for c in self.candidates if row[c] == score]
             return
         candidates = np.asarray(self.candidates)
-        table = score_table(*key)
+        table = score_table(self.pegs, self.colors, self.repeats)
         if table is not None:
-            found = table[code_index(*key)[guess]][candidates]
+            found = table[guess][candidates]
         else:
-            found = scores(np.array([guess], dtype=np.int8), self.codes[candidates], self.colors)[0]
+            found = scores(self.codes[guess : guess + 1], self.codes[candidates], self.colors)[0]
         self.candidates = candidates[found == score]
 
-    def _parse(self, content: str | None) -> tuple[int, ...]:
-        text = parse_move(content, example=" ".join("1" * self.pegs)).replace(",", " ")
+    def _parse(self, content: str | None) -> int:
+        """The index of the guessed code (see `code_index`)."""
+        text = parse_move(content, example=" ".join("1" * self.pegs))
+        index = self.spelled.get(text)
+        if index is not None:
+            return index
+        text = text.replace(",", " ")
         digits = text.split() if " " in text else list(text)
         if len(digits) != self.pegs or not all(d.isdigit() and len(d) == 1 for d in digits):
             raise InvalidAction(f"{text[:40]!r} is not a code of {self.pegs} digits")
@@ -217,23 +233,25 @@ class MastermindEnv(GameEnv):
             raise InvalidAction(f"every digit must be from 1 to {self.colors}")
         if not self.repeats and len(set(code)) < len(code):
             raise InvalidAction("no digit may repeat in this game")
-        return code
+        return self.index[code]
 
     def _step(self, action: Message) -> Step:
         try:
-            guess = self._parse(action.get("content"))
+            index = self._parse(action.get("content"))
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
-        black = sum(g == s for g, s in zip(guess, self.secret))
-        white = sum(min(guess.count(c), self.secret.count(c)) for c in set(guess)) - black
+        guess = self.code_list[index]
+        if self.rows is not None:
+            black, white = divmod(self.rows[index][self.index[self.secret]], 10)
+        else:
+            black = sum(g == s for g, s in zip(guess, self.secret, strict=True))
+            white = sum(min(guess.count(c), self.secret.count(c)) for c in set(guess)) - black
         self.history.append((guess, black, white))
-        self.lines = [*self.lines, f"{' '.join(map(str, guess))}  black {black} white {white}"]
+        self.lines.append(f"{self.code_texts[index]}  black {black} white {white}")
         before = len(self.candidates)
-        self._narrow(guess, black * 10 + white)
+        self._narrow(index, black * 10 + white)
         progress = (
-            PROGRESS_REWARD
-            * math.log(before / max(len(self.candidates), 1))
-            / math.log(max(len(self.codes), 2))
+            PROGRESS_REWARD * math.log(before / max(len(self.candidates), 1)) / self.log_codes
         )
         if black == self.pegs:
             verdict = Verdict(

@@ -105,12 +105,32 @@ class MinesweeperEnv(GameEnv):
         self.mine_count = check_int("mines", mines, 1) if mines is not None else default_mines
         if self.mine_count > self.rows * self.columns - 10:
             raise ValueError(
-                f"{self.mine_count} mines do not fit a {self.rows}x{self.columns} board with a safe opening; "
+                f"{self.mine_count} mines do not fit a {self.rows}x{self.columns} board "
+                "with a safe opening; "
                 f"use at most {self.rows * self.columns - 10}"
             )
         self.cells = self.rows * self.columns
         self.max_moves = self.cells - self.mine_count + EXTRA_TURNS
         self.neighbours = [self._neighbours(i) for i in range(self.cells)]
+        # Per board, computed once: cell names (``b3``) and cells by name, the opening
+        # message before the board, and the board's row labels.
+        self.names = [
+            f"{column_label(i % self.columns)}{i // self.columns + 1}" for i in range(self.cells)
+        ]
+        self.cell_of = {name: i for i, name in enumerate(self.names)}
+        pad = len(str(self.rows))
+        header = framed(["#" * self.columns] * self.rows).split("\n")[0]
+        self.frame = [header] + [f"{r:>{pad}} " for r in range(1, self.rows + 1)]  # as `framed`
+        self.rules = (
+            f"Minesweeper. The {self.rows}x{self.columns} board hides {self.mine_count} mines. "
+            "Reveal every cell without a mine. "
+            "A revealed number says how many of the 8 neighbouring cells hold mines. "
+            f"You have {self.max_moves} turns.\n"
+            "Board: # hidden, F flagged, . no mine around, 1-8 mines around. "
+            "Columns are letters, rows numbers.\n"
+            "Reply with one move per turn: <move>reveal b3</move>, "
+            "or <move>flag b3</move> to mark a suspected mine.\n\n"
+        )
         self.mines: frozenset[int] = frozenset()
         self.counts: list[int] = []
         self.revealed: set[int] = set()
@@ -143,35 +163,36 @@ class MinesweeperEnv(GameEnv):
         self._open(start)
         self.hidden_safe = self.cells - self.mine_count - len(self.revealed)
         self.start_hidden = max(self.hidden_safe, 1)
-        rules = (
-            f"Minesweeper. The {self.rows}x{self.columns} board hides {self.mine_count} mines. Reveal every "
-            "cell without a mine. A revealed number says how many of the 8 neighbouring cells hold mines. "
-            f"You have {self.max_moves} turns.\n"
-            "Board: # hidden, F flagged, . no mine around, 1-8 mines around. Columns are letters, rows numbers.\n"
-            "Reply with one move per turn: <move>reveal b3</move>, or <move>flag b3</move> to mark a suspected mine.\n\n"
-            + self.board()
-        )
-        return [user(rules)], {"level": self.level}
+        return [user(self.rules + self.board())], {"level": self.level}
 
     def _open(self, cell: int) -> None:
         """Reveals ``cell`` and, through cells with no mine around, their neighbours."""
+        revealed, flags, counts, neighbours = (
+            self.revealed,
+            self.flags,
+            self.counts,
+            self.neighbours,
+        )
         stack = [cell]
         while stack:
             current = stack.pop()
-            if current in self.revealed:
+            if current in revealed:
                 continue
-            self.revealed.add(current)
-            self.flags.discard(current)
-            if self.counts[current] == 0:
-                stack.extend(n for n in self.neighbours[current] if n not in self.revealed)
+            revealed.add(current)
+            if flags:
+                flags.discard(current)
+            if counts[current] == 0:
+                stack.extend([n for n in neighbours[current] if n not in revealed])
 
     def _parse(self, content: str | None) -> tuple[str, int]:
         move = parse_move(content, example="reveal b3")
         verb, _, where = move.partition(" ")
         if verb not in ("reveal", "flag"):
             raise InvalidAction(f"{move[:40]!r} is not a move; write reveal b3 or flag b3")
-        row, column = parse_cell(where, self.rows, self.columns)
-        cell = row * self.columns + column
+        cell = self.cell_of.get(where)  # the usual spelling, without the general parser
+        if cell is None:
+            row, column = parse_cell(where, self.rows, self.columns)
+            cell = row * self.columns + column
         if cell in self.revealed:
             raise InvalidAction(f"{where} is already revealed; choose a hidden cell")
         return verb, cell
@@ -217,12 +238,14 @@ class MinesweeperEnv(GameEnv):
                 outcome=WIN_REWARD,
                 progress=progress,
             )
-        text = f"Revealed {name}. Safe cells still hidden: {self.hidden_safe}. Turns left: {self.max_moves - self.turn}.\n{self.board()}"
+        text = (
+            f"Revealed {name}. Safe cells still hidden: {self.hidden_safe}. "
+            f"Turns left: {self.max_moves - self.turn}.\n{self.board()}"
+        )
         return self.budgeted(Step([user(text)], {"progress": progress}))
 
     def _name(self, cell: int) -> str:
-        r, c = divmod(cell, self.columns)
-        return f"{column_label(c)}{r + 1}"
+        return self.names[cell]
 
     # --- the oracle -------------------------------------------------------------------------
 
@@ -291,21 +314,23 @@ class MinesweeperEnv(GameEnv):
 
     # --- views --------------------------------------------------------------------------------
 
-    def _rows(self, show_mines: bool = False) -> list[str]:
-        revealed, flags, mines, counts = self.revealed, self.flags, self.mines, self.counts
-        chars = [
-            _DIGITS[counts[i]] if i in revealed
-            else "*" if show_mines and i in mines
-            else "F" if i in flags
-            else "#"
-            for i in range(self.cells)
-        ]
-        width = self.columns
-        return ["".join(chars[r * width : (r + 1) * width]) for r in range(self.rows)]
-
     def board(self, show_mines: bool = False) -> str:
-        """The board with column letters and row numbers."""
-        return framed(self._rows(show_mines))
+        """The board with column letters and row numbers (as `framed` draws it)."""
+        # Painted in reverse precedence: revealed over mine over flag over hidden.
+        chars = ["#"] * self.cells
+        for i in self.flags:
+            chars[i] = "F"
+        if show_mines:
+            for i in self.mines:
+                chars[i] = "*"
+        counts = self.counts
+        for i in self.revealed:
+            chars[i] = _DIGITS[counts[i]]
+        width = self.columns
+        lines = self.frame[:]
+        for r in range(self.rows):
+            lines[r + 1] += " ".join(chars[r * width : (r + 1) * width])
+        return "\n".join(lines)
 
     def state_key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The revealed and the flagged cells."""
@@ -313,4 +338,7 @@ class MinesweeperEnv(GameEnv):
 
     def render_text(self) -> str:
         """The board and how many safe cells are still hidden."""
-        return f"{self.board(show_mines=self._over)}\nsafe cells hidden {self.hidden_safe}, turn {self.turn}/{self.max_moves}"
+        return (
+            f"{self.board(show_mines=self._over)}\nsafe cells hidden {self.hidden_safe}, "
+            f"turn {self.turn}/{self.max_moves}"
+        )

@@ -77,6 +77,16 @@ _MOVE = re.compile(
 )
 
 
+_PAIRS = {f"{a} {b}": (i, j) for i, a in enumerate("abc") for j, b in enumerate("abc") if i != j}
+"""The normalised ``a c`` spelling of every move, to its (source, target)."""
+
+_DISK_NAMES = tuple(str(d) for d in range(11))
+
+
+def _peg_text(peg: list[int]) -> str:
+    return " ".join([_DISK_NAMES[d] for d in peg]) if peg else "-"
+
+
 def moves_needed(where: list[int], k: int, target: int) -> int:
     """Fewest moves to bring disks 1..k (``where[d]`` is disk d's peg) onto ``target``."""
     total = 0
@@ -115,9 +125,15 @@ class TowerOfHanoiEnv(GameEnv):
         self.max_moves = 2 * ((1 << self.disks) - 1) + EXTRA_TURNS
         self.where = [0] * (self.disks + 1)  # where[d]: the peg of disk d (index 0 unused)
         self.pegs: list[list[int]] = [list(range(self.disks, 0, -1)), [], []]  # bottom to top
-        self.rules_head = (
-            f"Tower of Hanoi with {self.disks} disks (1 is the smallest) on pegs A, B and C. Move every disk onto peg "
-        )
+        self.rules = [  # per target peg; only the board is added at reset
+            f"Tower of Hanoi with {self.disks} disks (1 is the smallest) on pegs A, B and C. "
+            "Move every disk onto peg "
+            f"{PEGS[target]}. Each move takes the top disk of one peg onto another peg that is "
+            f"empty or whose top disk is larger. You have {self.max_moves} turns.\n"
+            "Pegs are listed bottom to top. "
+            "Reply with one move per turn as <move>A C</move> (from A to C).\n\n"
+            for target in range(3)
+        ]
         self.target = 2
         self.potential = Potential(PROGRESS_REWARD, 1)
 
@@ -136,49 +152,53 @@ class TowerOfHanoiEnv(GameEnv):
             needed = moves_needed(self.where, self.disks, self.target)
             if needed > 0:
                 break
-        self.pegs = [[d for d in range(self.disks, 0, -1) if self.where[d] == peg] for peg in range(3)]
+        where = self.where
+        self.pegs = [[d for d in range(self.disks, 0, -1) if where[d] == peg] for peg in range(3)]
         self.potential = Potential(PROGRESS_REWARD, needed)
-        rules = (
-            f"{self.rules_head}{PEGS[self.target]}. Each move takes the top disk of one peg onto another peg that is "
-            f"empty or whose top disk is larger. You have {self.max_moves} turns.\n"
-            "Pegs are listed bottom to top. Reply with one move per turn as <move>A C</move> (from A to C).\n\n"
-            + self.board()
-        )
-        return [user(rules)], {"level": self.level, "fewest_moves": needed}
+        return [user(self.rules[self.target] + self.board())], {
+            "level": self.level,
+            "fewest_moves": needed,
+        }
 
-    def _top(self, peg: int) -> int | None:
-        stack = self.pegs[peg]
-        return stack[-1] if stack else None
-
-    def _parse(self, content: str | None) -> tuple[int, int]:
+    def _parse(self, content: str | None) -> tuple[int, int] | str:
+        """The move as (source, target), or why it is illegal (raises if unparsable)."""
         text = parse_move(content, example="A C")
-        match = _MOVE.match(text)
-        if match is None:
-            raise InvalidAction(
-                f"{text[:40]!r} is not a move; write the source and target pegs, e.g. A C"
-            )
-        source, target = PEGS.lower().index(match[1]), PEGS.lower().index(match[2])
+        pair = _PAIRS.get(text)  # the usual spelling, without the regular expression
+        if pair is not None:
+            source, target = pair
+        else:
+            match = _MOVE.match(text)
+            if match is None:
+                raise InvalidAction(
+                    f"{text[:40]!r} is not a move; write the source and target pegs, e.g. A C"
+                )
+            source, target = PEGS.lower().index(match[1]), PEGS.lower().index(match[2])
         if source == target:
-            raise InvalidAction("the source and target pegs must differ")
-        disk = self._top(source)
-        if disk is None:
-            raise InvalidAction(f"peg {PEGS[source]} is empty")
-        below = self._top(target)
-        if below is not None and below < disk:
-            raise InvalidAction(f"disk {disk} cannot go onto the smaller disk {below}")
+            return "the source and target pegs must differ"
+        # Illegal moves are returned, not raised: random play makes many, and raising
+        # costs more than the rest of the step.
+        from_peg, to_peg = self.pegs[source], self.pegs[target]
+        if not from_peg:
+            return f"peg {PEGS[source]} is empty"
+        if to_peg and to_peg[-1] < from_peg[-1]:
+            return f"disk {from_peg[-1]} cannot go onto the smaller disk {to_peg[-1]}"
         return source, target
 
     def _step(self, action: Message) -> Step:
         try:
-            source, target = self._parse(action.get("content"))
+            move = self._parse(action.get("content"))
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
+        if isinstance(move, str):
+            return self.budgeted(self.invalid(move))
+        source, target = move
         disk = self.pegs[source].pop()
         self.pegs[target].append(disk)
         self.where[disk] = target
-        progress = self.potential.update(moves_needed(self.where, self.disks, self.target))
+        needed = moves_needed(self.where, self.disks, self.target)
+        progress = self.potential.update(needed)
         note = f"Moved disk {disk} from {PEGS[source]} to {PEGS[target]}."
-        if all(self.where[d] == self.target for d in range(1, self.disks + 1)):
+        if needed == 0:  # every disk is on the target peg
             verdict = Verdict(
                 1.0,
                 Status.CORRECT,
@@ -211,8 +231,8 @@ class TowerOfHanoiEnv(GameEnv):
 
     def board(self) -> str:
         """Each peg's disks, bottom to top."""
-        a, b, c = (" ".join(map(str, peg)) or "-" for peg in self.pegs)
-        return f"A: {a}\nB: {b}\nC: {c}"
+        a, b, c = self.pegs
+        return f"A: {_peg_text(a)}\nB: {_peg_text(b)}\nC: {_peg_text(c)}"
 
     def state_key(self) -> tuple[int, ...]:
         """Each disk's peg."""
@@ -221,4 +241,7 @@ class TowerOfHanoiEnv(GameEnv):
     def render_text(self) -> str:
         """The pegs and the moves still needed."""
         needed = moves_needed(self.where, self.disks, self.target)
-        return f"{self.board()}\ntarget {PEGS[self.target]}, {needed} moves needed, turn {self.turn}/{self.max_moves}"
+        return (
+            f"{self.board()}\ntarget {PEGS[self.target]}, {needed} moves needed, "
+            f"turn {self.turn}/{self.max_moves}"
+        )

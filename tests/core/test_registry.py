@@ -12,7 +12,6 @@ import pytest
 
 import palaestra
 from palaestra.errors import RegistrationError, UnknownArgumentError, UnknownEnvError
-from palaestra.wrappers import InvalidActionLimit, TurnLimit
 
 ARITHMETIC = "palaestra.envs.tasks.arithmetic:ArithmeticEnv"
 
@@ -55,8 +54,7 @@ def test_list_filters_by_every_tag():
 
 def test_make_applies_the_spec_limits_and_overrides():
     env = palaestra.make("GuessNumber-v0")
-    assert isinstance(env, TurnLimit) and env.max_turns == 20
-    assert isinstance(env.env, InvalidActionLimit) and env.env.allowance == 3
+    assert env is env.unwrapped and env.episode_limits == (20, 3)
     bare = palaestra.make("GuessNumber-v0", max_turns=None, max_invalid=None)
     assert bare is bare.unwrapped
     assert bare.palaestra_spec.max_turns is None
@@ -140,12 +138,15 @@ def test_third_party_plugins_register_through_entry_points(tmp_path, subprocess_
         """
         import palaestra
         def register():
-            palaestra.register("Plugin-v0", "palaestra.envs.tasks.arithmetic:ArithmeticEnv", kwargs={"level": 2})
+            palaestra.register(
+                "Plugin-v0", "palaestra.envs.tasks.arithmetic:ArithmeticEnv", kwargs={"level": 2}
+            )
         """,
         "plugin_by_code:register",
     )
     (tmp_path / "plugin_registry.yaml").write_text(
-        "envs:\n  PluginFile-v0:\n    entry_point: palaestra.envs.games.guess_number:GuessNumberEnv\n"
+        "envs:\n  PluginFile-v0:\n"
+        "    entry_point: palaestra.envs.games.guess_number:GuessNumberEnv\n"
     )
     _write_plugin(
         tmp_path,
@@ -156,7 +157,12 @@ def test_third_party_plugins_register_through_entry_points(tmp_path, subprocess_
         """,
         "plugin_by_file:REGISTRY",
     )
-    _write_plugin(tmp_path, "plugin_broken", "def register():\n    raise RuntimeError('boom')\n", "plugin_broken:register")
+    _write_plugin(
+        tmp_path,
+        "plugin_broken",
+        "def register():\n    raise RuntimeError('boom')\n",
+        "plugin_broken:register",
+    )
     out = subprocess.run(
         [sys.executable, "-c", PLUGIN_PROBE],
         capture_output=True,
@@ -171,16 +177,25 @@ def test_third_party_plugins_register_through_entry_points(tmp_path, subprocess_
 
 
 GYMNASIUM_ORDERS = {
-    "gymnasium_first": "import gymnasium\nenv = gymnasium.make('palaestra:palaestra/GuessNumber-v0')",
-    "palaestra_first": "import palaestra\nimport gymnasium\nenv = gymnasium.make('palaestra:palaestra/GuessNumber-v0')",
-    "plain_id_after_import": "import palaestra, gymnasium\nenv = gymnasium.make('palaestra/Arithmetic-v0')",
+    "gymnasium_first": (
+        "import gymnasium\nenv = gymnasium.make('palaestra:palaestra/GuessNumber-v0')"
+    ),
+    "palaestra_first": (
+        "import palaestra\nimport gymnasium\n"
+        "env = gymnasium.make('palaestra:palaestra/GuessNumber-v0')"
+    ),
+    "plain_id_after_import": (
+        "import palaestra, gymnasium\nenv = gymnasium.make('palaestra/Arithmetic-v0')"
+    ),
 }
 
 
 @pytest.mark.parametrize("order", sorted(GYMNASIUM_ORDERS))
 def test_gymnasium_make_works_whatever_was_imported_first(order, subprocess_env):
     code = GYMNASIUM_ORDERS[order] + "\nobs, info = env.reset(seed=0)\nprint(obs[0]['role'])"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env())
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=subprocess_env()
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "user"
 
