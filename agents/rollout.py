@@ -13,7 +13,12 @@ its own coroutine on one asyncio loop, at most ``max_concurrency`` at a time:
 * the policy is called with the episode's exact token ids (`ChatSequence`), so batching
   across episodes is the backend's business (the HF backend gathers concurrent requests);
 * per-episode budgets (turns, tokens) truncate the episode; timeouts (env call, policy
-  call, whole episode) and errors mask it.
+  call, whole episode) and errors mask it;
+* policy calls go first: episodes start as slots allow and are set up ahead of demand
+  (``prefetch``), but that setup, drift checks and closing envs wait while any episode
+  is on its way to its next policy call, and in the worker threads they yield to the
+  env calls of playing episodes. A finished episode hands its slot straight to one that
+  is set up.
 
 A failure that is not the policy's doing (the env raised, hung, reported
 ``info["status"] == "error"``, the policy backend failed) never stops the run and never
@@ -384,32 +389,119 @@ class RolloutStats:
 
 @dataclasses.dataclass
 class _Slots:
-    """Episodes set up (``prepared``), playing (``playing``), and set up but waiting (``ready``)."""
+    """The engine's slots, and how many episodes are where.
+
+    ``prepared`` bounds the episodes started (set up, ready, or playing); ``playing`` the
+    episodes between their first policy call and their end. ``setting_up`` and ``ready``
+    count episodes being set up and set up but waiting for a slot. ``urgent`` counts
+    episodes on the way to their next policy call (a call returned and the next one has
+    not gone out, or a slot was handed to a ready episode that has not called yet):
+    while any is, work that no policy call waits for (setting up beyond demand, drift
+    checks) holds back.
+    """
 
     prepared: asyncio.Semaphore
     playing: asyncio.Semaphore
+    capacity: int
+    setting_up: int = 0
     ready: int = 0
+    active: int = 0
+    urgent: int = 0
+    handoffs: int = 0
+
+    def demand(self) -> bool:
+        """Whether a slot is free (or about to be) with no episode set up to take it."""
+        return self.active + self.ready + self.setting_up < self.capacity
+
+    def calm(self) -> bool:
+        """Whether no episode is on its way to a policy call."""
+        return self.urgent <= 0
+
+
+def _hurry(state: dict[str, Any], slots: _Slots) -> None:
+    """Marks the episode as on its way to its next policy call."""
+    if not state.get("urgent"):
+        state["urgent"] = True
+        slots.urgent += 1
+
+
+def _settle(state: dict[str, Any], slots: _Slots) -> None:
+    """The episode's call went out (or it ended): it is no longer on its way to one."""
+    if state.pop("urgent", False):
+        slots.urgent -= 1
 
 
 IDLE_WAIT_MAX_S = 1.0
 """Longest a non-urgent setup waits for a quiet moment of the event loop."""
 
 
-async def _quiet_moment(
-    can_wait: Callable[[], bool], max_wait_s: float, tick_s: float = 0.001
-) -> None:
-    """Waits for a moment when the event loop is not busy.
+class _SetupGate:
+    """Lets episodes start their setup: at once when a slot needs them, else in quiet moments.
 
-    Returns once a short timer fires on time, once ``can_wait()`` turns false, or after
-    ``max_wait_s``.
+    With enough episodes set up (or being set up) for the slots that are free or about to
+    be, a setup is not urgent: it waits for a moment when the event loop is idle and no
+    episode is on its way to a policy call, instead of competing with their turns. One
+    background task watches for those moments (a short timer that fires on time) and lets
+    a few waiters go at each, so that waiters neither poll nor go all at once; a waiter
+    goes anyway once a slot needs it or after ``max_wait_s``.
     """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + max_wait_s
-    while can_wait() and loop.time() < deadline:
-        asked = loop.time()
-        await asyncio.sleep(tick_s)
-        if loop.time() - asked < 2 * tick_s:
+
+    TICK_S = 0.001
+    PER_TICK = 2
+
+    def __init__(self, slots: _Slots, max_wait_s: float) -> None:
+        self.slots = slots
+        self.max_wait_s = max_wait_s
+        self.waiters: collections.deque[tuple[asyncio.Future[None], float]] = collections.deque()
+        self._task: asyncio.Task[None] | None = None
+
+    async def enter(self) -> None:
+        """Returns when this episode may set up (counted in ``slots.setting_up``)."""
+        slots = self.slots
+        if slots.demand() and not self.waiters:
+            slots.setting_up += 1
             return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self.waiters.append((future, loop.time() + self.max_wait_s))
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._run())
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                slots.setting_up -= 1  # let go, then cancelled before it could start
+            raise
+
+    def _let_go(self) -> bool:
+        while self.waiters:
+            future, _ = self.waiters.popleft()
+            if not future.done():
+                self.slots.setting_up += 1
+                future.set_result(None)
+                return True
+        return False
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        slots = self.slots
+        while self.waiters:
+            asked = loop.time()
+            await asyncio.sleep(self.TICK_S)
+            now = loop.time()
+            while self.waiters and slots.demand() and self._let_go():
+                pass
+            if now - asked < 2 * self.TICK_S and slots.calm():
+                for _ in range(self.PER_TICK):
+                    if not self._let_go():
+                        break
+            while self.waiters and self.waiters[0][1] <= now and self._let_go():
+                pass
+
+    def cancel(self) -> None:
+        """Stops the background task."""
+        if self._task is not None:
+            self._task.cancel()
 
 
 class EnvTimeout(TimeoutError):
@@ -443,17 +535,18 @@ class IdleWork:
     """Runs deferred callables while the event loop has nothing better to do.
 
     Drift checks are bookkeeping: nothing waits for them until the run ends. A background
-    task wakes every millisecond; when its timer fires on time the loop is idle (everyone
-    is waiting on the policy), and it works through the queue for another millisecond or
-    two; when the timer fires late the loop is busy and the work waits. `drain` finishes
+    task wakes every millisecond; when its timer fires on time and ``calm()`` holds (no
+    episode is on its way to a policy call) the loop is idle, and it works through the
+    queue for another millisecond; otherwise the work waits. `drain` finishes
     whatever is left.
     """
 
     TICK_S = 0.001
-    SLICE_S = 0.002
+    SLICE_S = 0.001
 
-    def __init__(self) -> None:
+    def __init__(self, calm: Callable[[], bool] = lambda: True) -> None:
         self.items: collections.deque[Callable[[], None]] = collections.deque()
+        self.calm = calm
         self._task: asyncio.Task[None] | None = None
 
     def add(self, item: Callable[[], None]) -> None:
@@ -467,10 +560,10 @@ class IdleWork:
         while self.items:
             asked = loop.time()
             await asyncio.sleep(self.TICK_S)
-            if loop.time() - asked > self.TICK_S + self.SLICE_S:
-                continue  # the loop is busy: its timer came late
+            if loop.time() - asked > self.TICK_S + self.SLICE_S or not self.calm():
+                continue  # the loop is busy (its timer came late, or a policy call is due)
             until = loop.time() + self.SLICE_S
-            while self.items and loop.time() < until:
+            while self.items and loop.time() < until and self.calm():
                 self.items.popleft()()
 
     async def drain(self) -> None:
@@ -611,23 +704,49 @@ class RolloutEngine:
         slots = _Slots(
             asyncio.Semaphore(config.max_concurrency + prefetch),
             asyncio.Semaphore(config.max_concurrency),
+            config.max_concurrency,
         )
         self._pool = WorkerPool(config.env_workers, name="palaestra-env")
         self._free_envs: dict[tuple[str, str], list[tuple[Any, bool]]] = {}
         self._closing: list[asyncio.Future[None]] = []
-        jobs = []
-        for task_index, task in enumerate(tasks):
-            group_id = task.group_id or f"{task_index}:{task.env_id}:{task.seed}"
-            for sample_index in range(config.samples_per_task):
-                jobs.append(
-                    self._episode(task, task_index, group_id, sample_index, slots, progress)
-                )
-        self._idle = IdleWork()
+        self._idle = IdleWork(slots.calm)
+        self._gate = _SetupGate(slots, IDLE_WAIT_MAX_S)
+        started: list[asyncio.Task[Episode]] = []
+        failed: list[BaseException] = []
+
+        def note_failure(task: asyncio.Task[Episode]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                failed.append(task.exception())
+
+        async def feed() -> None:
+            # Episodes start as slots allow (not all at once): no task, env or record
+            # exists for an episode that cannot play yet, and the first policy calls go
+            # out without waiting for thousands of coroutines to start.
+            loop = asyncio.get_running_loop()
+            for task_index, task in enumerate(tasks):
+                group_id = task.group_id or f"{task_index}:{task.env_id}:{task.seed}"
+                for sample_index in range(config.samples_per_task):
+                    await slots.prepared.acquire()
+                    if failed:  # fail_fast: an episode raised; start no more
+                        slots.prepared.release()
+                        return
+                    job = loop.create_task(
+                        self._episode(task, task_index, group_id, sample_index, slots, progress)
+                    )
+                    job.add_done_callback(note_failure)
+                    started.append(job)
+
         try:
-            episodes = await asyncio.gather(*jobs)
+            await feed()
+            episodes = await asyncio.gather(*started)
             await self._idle.drain()
         finally:
+            for job in started:
+                if not job.done():
+                    job.cancel()
+            await asyncio.gather(*started, return_exceptions=True)
             self._idle.cancel()
+            self._gate.cancel()
             progress.close()
             for free in self._free_envs.values():
                 self._closing += [asyncio.ensure_future(self._close(env)) for env, _ in free]
@@ -664,24 +783,38 @@ class RolloutEngine:
             sample_index=sample_index,
         )
         state: dict[str, Any] = {}
-        async with slots.prepared:
-            start = time.perf_counter()
+        start = time.perf_counter()
+        try:
             try:
-                # While others are set up and waiting for a slot, this setup is not urgent:
-                # it waits for a quiet moment instead of competing with turns.
-                await _quiet_moment(lambda: slots.ready > 0, IDLE_WAIT_MAX_S)
-                ready = await self._setup(episode, task, state)
+                await self._gate.enter()
+                background = slots.active + slots.ready + slots.setting_up > slots.capacity
+                try:
+                    ready = await self._setup(episode, task, state, background)
+                finally:
+                    slots.setting_up -= 1
                 if ready:
                     slots.ready += 1
                     try:
                         await slots.playing.acquire()
                     finally:
                         slots.ready -= 1
+                    slots.active += 1
+                    if slots.handoffs:
+                        # A finished episode handed this slot over: the call it owes is due
+                        # (its count in ``slots.urgent`` passes to this episode).
+                        slots.handoffs -= 1
+                        state["urgent"] = True
                     try:
                         async with asyncio.timeout(self.config.episode_timeout_s) as deadline:
                             state["deadline"] = deadline
-                            await self._turns(episode, task_index, state, progress)
+                            await self._turns(episode, task_index, state, slots, progress)
                     finally:
+                        slots.active -= 1
+                        if state.get("urgent") and slots.ready > slots.handoffs:
+                            # The slot goes to an episode that is set up and waiting: its
+                            # first call is due now, and this episode's urgency passes on.
+                            state["urgent"] = False
+                            slots.handoffs += 1
                         slots.playing.release()
             except EnvTimeout as e:
                 self._maybe_raise(e)
@@ -706,6 +839,7 @@ class RolloutEngine:
                 self._maybe_raise(e)
                 episode.fail("error", f"{type(e).__name__}: {e}")
             finally:
+                _settle(state, slots)
                 sequence: ChatSequence | None = state.get("sequence")
                 if sequence is not None:
                     self._record_tokens(episode, sequence, state.get("closing", []))
@@ -718,6 +852,8 @@ class RolloutEngine:
                     else:
                         self._closing.append(asyncio.ensure_future(self._close(env)))
                 episode.seconds = time.perf_counter() - start
+        finally:
+            slots.prepared.release()
         if sequence is not None and self.config.check_drift and episode.num_turns:
             level = "text" if self.config.check_drift == "text" else "tokens"
             self._idle.add(functools.partial(_check_drift, episode, sequence, level))
@@ -728,15 +864,21 @@ class RolloutEngine:
         if self.config.fail_fast:
             raise error
 
-    async def _setup(self, episode: Episode, task: Task, state: dict[str, Any]) -> bool:
-        """Makes (or reuses) and resets the env, and templates the prompt; False on failure."""
+    async def _setup(
+        self, episode: Episode, task: Task, state: dict[str, Any], background: bool = False
+    ) -> bool:
+        """Makes (or reuses) and resets the env, and templates the prompt; False on failure.
+
+        A ``background`` setup (ahead of demand) yields the worker threads to env calls
+        that playing episodes wait for.
+        """
         options = dict(task.options) if task.options is not None else None
         free = self._free_envs.get(_env_key(task))
         if free:
             env, native = free.pop()
             state["env"], state["native"] = env, native
             observation, info = await self._env_call(
-                env, native, "reset", seed=task.seed, options=options
+                env, native, "reset", seed=task.seed, options=options, background=background
             )
         else:
             # One trip to a worker thread makes the env and, for a sync env, resets it too.
@@ -745,10 +887,13 @@ class RolloutEngine:
                     _make_and_reset, task.env_id, dict(task.kwargs), task.seed, options
                 ),
                 "make",
+                background,
             )
             state["env"], state["native"] = env, native
             if first is None:
-                first = await self._env_call(env, native, "reset", seed=task.seed, options=options)
+                first = await self._env_call(
+                    env, native, "reset", seed=task.seed, options=options, background=background
+                )
             observation, info = first
         if info.get("status") == "error" or info.get("mask"):
             episode.fail("error", str(info.get("error") or "the env reported a failure on reset"))
@@ -757,7 +902,12 @@ class RolloutEngine:
         return True
 
     async def _turns(
-        self, episode: Episode, task_index: int, state: dict[str, Any], progress: RolloutProgress
+        self,
+        episode: Episode,
+        task_index: int,
+        state: dict[str, Any],
+        slots: _Slots,
+        progress: RolloutProgress,
     ) -> None:
         """Plays turns until the episode ends or a budget cuts it."""
         config = self.config
@@ -783,7 +933,12 @@ class RolloutEngine:
                 )
             episode.state_keys.append(env.state_key())
             context = TurnContext(env, tuple(sequence.messages), tool_schemas, turn, episode.key)
-            completion = await self._generate(Request(sequence.ids, params, context))
+            request = Request(sequence.ids, params, context)
+            _settle(state, slots)
+            completion = await self._generate(request)
+            # Until this episode's next call goes out (or it ends and hands its slot over),
+            # work that no call waits for holds back.
+            _hurry(state, slots)
             text = sequence.add_completion(completion)
             episode.finish_reasons.append(completion.finish_reason)
             progress.turn(len(completion.token_ids))
@@ -846,20 +1001,30 @@ class RolloutEngine:
             raise PolicyError(f"the policy returned {len(result)} results for 1 request")
         return result[0][0]
 
-    async def _in_pool(self, call, what: str):
+    async def _in_pool(self, call, what: str, background: bool = False):
         if not self.config.env_threads:
             return call()
         try:
-            return await self._pool.run(call, timeout=self.config.env_timeout_s)
+            return await self._pool.run(
+                call, timeout=self.config.env_timeout_s, background=background
+            )
         except TimeoutError as e:
             raise EnvTimeout(
                 f"env {what} ran past env_timeout_s={self.config.env_timeout_s}"
             ) from e
 
-    async def _env_call(self, env: Any, native: bool, method: str, *args: Any, **kwargs: Any):
+    async def _env_call(
+        self,
+        env: Any,
+        native: bool,
+        method: str,
+        *args: Any,
+        background: bool = False,
+        **kwargs: Any,
+    ):
         if not native:
             return await self._in_pool(
-                functools.partial(getattr(env, method), *args, **kwargs), method
+                functools.partial(getattr(env, method), *args, **kwargs), method, background
             )
         try:
             async with asyncio.timeout(self.config.env_timeout_s):
@@ -871,7 +1036,9 @@ class RolloutEngine:
 
     async def _close(self, env: Any) -> None:
         try:
-            await self._pool.run(env.close, timeout=self.config.env_timeout_s or 60.0)
+            await self._pool.run(
+                env.close, timeout=self.config.env_timeout_s or 60.0, background=True
+            )
         except Exception:  # noqa: BLE001, S110 - a failing close must not lose the episode
             pass
 

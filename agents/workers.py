@@ -11,6 +11,7 @@ from exiting.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import queue
 import threading
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 _STOP = object()
+_JOB = object()
 
 
 class _Job:
@@ -67,7 +69,11 @@ class WorkerPool(concurrent.futures.ThreadPoolExecutor):
         super().__init__(max_workers=1, thread_name_prefix=name)
         self.max_workers = max_workers
         self.name = name
+        # One token per queued call (or a stop sign) in ``_queue``; the calls themselves
+        # wait in two deques, so that a worker taking a token takes the most urgent call.
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._urgent: collections.deque[_Job] = collections.deque()
+        self._background: collections.deque[_Job] = collections.deque()
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
@@ -85,13 +91,14 @@ class WorkerPool(concurrent.futures.ThreadPoolExecutor):
         """Threads still running an abandoned call."""
         return self._stuck
 
-    def _put(self, job: _Job) -> None:
+    def _put(self, job: _Job, background: bool = False) -> None:
         # The hot path takes no lock: a lock that a descheduled worker holds would make the
         # event loop wait for that worker to get the GIL back. Reading the counters without
         # the lock only makes the decision to add a thread approximate.
         if self._shutdown:
             raise RuntimeError("cannot submit to a WorkerPool after shutdown()")
-        self._queue.put(job)
+        (self._background if background else self._urgent).append(job)
+        self._queue.put(_JOB)
         if self._threads - self._stuck < self.max_workers and (
             self._idle == 0 or self._queue.qsize() > self._idle
         ):
@@ -136,12 +143,15 @@ class WorkerPool(concurrent.futures.ThreadPoolExecutor):
     def _work(self) -> None:
         while True:
             self._idle += 1  # approximate (no lock): it only guides adding threads
-            job = self._queue.get()
+            token = self._queue.get()
             self._idle -= 1
-            if job is _STOP:
+            if token is _STOP:
                 with self._lock:
                     self._threads -= 1
                 return
+            job = self._next_job()
+            if job is None:
+                continue
             with self._lock:
                 if job.state != "queued":
                     continue
@@ -162,6 +172,15 @@ class WorkerPool(concurrent.futures.ThreadPoolExecutor):
                 return
             job.deliver(result, error)
 
+    def _next_job(self) -> _Job | None:
+        """The oldest urgent call, else the oldest background call (deques are thread-safe)."""
+        for jobs in (self._urgent, self._background):
+            try:
+                return jobs.popleft()
+            except IndexError:
+                continue
+        return None
+
     def _abandon(self, job: _Job) -> None:
         with self._lock:
             if job.state == "queued":
@@ -173,8 +192,18 @@ class WorkerPool(concurrent.futures.ThreadPoolExecutor):
                 if not self._shutdown and self._threads - self._stuck < self.max_workers:
                     self._start_thread()
 
-    async def run(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+    async def run(
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        timeout: float | None = None,
+        background: bool = False,
+    ) -> T:
         """Awaits ``fn(*args)`` on the pool.
+
+        ``background`` calls (work that nothing waits for yet, such as setting up an
+        episode ahead of demand) are served only when no other call is queued; the
+        timeout counts from the submission either way.
 
         Raises:
             TimeoutError: The call ran past ``timeout`` seconds (its thread is abandoned).
@@ -187,7 +216,7 @@ class WorkerPool(concurrent.futures.ThreadPoolExecutor):
             {},
             lambda result, error: loop.call_soon_threadsafe(_settle, future, result, error),
         )
-        self._put(job)
+        self._put(job, background)
         try:
             if timeout is None:
                 return await future
@@ -205,14 +234,13 @@ class WorkerPool(concurrent.futures.ThreadPoolExecutor):
             self._shutdown = True
             serving = self._threads - self._stuck
         if cancel_futures:
-            drained = []
             while True:
                 try:
-                    drained.append(self._queue.get_nowait())
+                    self._queue.get_nowait()
                 except queue.Empty:
                     break
-            for job in drained:
-                if job is not _STOP:
+                job = self._next_job()
+                if job is not None:
                     self._abandon(job)
         for _ in range(serving):
             self._queue.put(_STOP)

@@ -200,7 +200,7 @@ class PolynomialRootsTask(Task[PolynomialRootsConfig]):
         )
 
     def mutations(self, problem: Problem) -> list[str]:
-        """A root dropped, a non-root added, a root bumped by one."""
+        """A root dropped, a non-root added, a root bumped by one, a root listed twice."""
         roots = [Fraction(r) for r in problem.data["roots"]]
         out = []
         if len(roots) > 1:
@@ -209,16 +209,16 @@ class PolynomialRootsTask(Task[PolynomialRootsConfig]):
         out.append(", ".join(number_text(r) for r in [*roots, extra]))
         bumped = roots[0] - 1
         out.append(", ".join(number_text(r) for r in [bumped, *roots[1:]]))
+        out.append(", ".join(number_text(r) for r in [*roots, roots[0]]))
         return out
 
     def alternatives(self, problem: Problem) -> list[str]:
-        """Reversed order in braces, decimals where they terminate, a repeated entry."""
+        """Reversed order in braces, decimals where they terminate."""
         roots = [Fraction(r) for r in problem.data["roots"]]
         out = ["{" + ", ".join(number_text(r) for r in reversed(roots)) + "}"]
         decimals = [decimal_text(r) for r in roots]
         if all(d is not None for d in decimals):
             out.append(", ".join(decimals))
-        out.append(", ".join(number_text(r) for r in [*roots, roots[0]]))
         return out
 
     def work(self, problem: Problem) -> float:
