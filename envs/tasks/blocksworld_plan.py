@@ -121,13 +121,15 @@ def bfs_plan(start: State, goal: State) -> list[tuple[int, int]]:
     """A shortest plan by breadth-first search from the start."""
     parent: dict[State, tuple[State, tuple[int, int]] | None] = {start: None}
     queue = deque([start])
-    while queue:
+    # The goal's parent is fixed when the goal is first reached, so stopping there gives the
+    # same plan as stopping when it leaves the queue, without expanding the rest of its layer.
+    while queue and goal not in parent:
         state = queue.popleft()
-        if state == goal:
-            break
         for move, after in successors(state):
             if after not in parent:
                 parent[after] = (state, move)
+                if after == goal:
+                    break
                 queue.append(after)
     plan = []
     state = goal
