@@ -9,6 +9,8 @@ Importing `palaestra` is cheap: names below are loaded on first use, and no envi
 family, torch, transformers or docker is imported until something needs it.
 """
 
+# ruff: noqa: F401 - the TYPE_CHECKING imports name the lazy exports for type checkers
+
 from __future__ import annotations
 
 import importlib

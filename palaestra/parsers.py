@@ -211,7 +211,9 @@ class HermesParser:
                 payload = json.loads(span.body)
             except (json.JSONDecodeError, RecursionError) as e:
                 errors.append(
-                    ParseError(self.name, f"the tool call is not valid JSON ({e})", _snippet(span.body))
+                    ParseError(
+                        self.name, f"the tool call is not valid JSON ({e})", _snippet(span.body)
+                    )
                 )
                 continue
             if not isinstance(payload, dict) or not isinstance(payload.get("name"), str):
@@ -277,7 +279,9 @@ class XMLTagParser:
             if span.body is None:
                 errors.append(
                     ParseError(
-                        self.name, f"a <{tag}> is never closed with </{tag}>", _snippet(visible[span.start :])
+                        self.name,
+                        f"a <{tag}> is never closed with </{tag}>",
+                        _snippet(visible[span.start :]),
                     )
                 )
                 continue
@@ -454,7 +458,9 @@ def get_parser(parser: str | ToolCallParser, **kwargs: Any) -> ToolCallParser:
     return PARSERS[parser](**kwargs)
 
 
-def parse_action(action: str | Mapping[str, Any], parser: str | ToolCallParser = "auto") -> ParsedAction:
+def parse_action(
+    action: str | Mapping[str, Any], parser: str | ToolCallParser = "auto"
+) -> ParsedAction:
     """Parses a string or assistant message with the named parser."""
     message = {"role": "assistant", "content": action} if isinstance(action, str) else action
     return get_parser(parser).parse(message)

@@ -101,7 +101,9 @@ class ChatAction(spaces.Space[Any]):
         if content is not None and not isinstance(content, str):
             return False
         calls = x.get("tool_calls")
-        return calls is None or (isinstance(calls, list) and all(isinstance(c, dict) for c in calls))
+        return calls is None or (
+            isinstance(calls, list) and all(isinstance(c, dict) for c in calls)
+        )
 
     def sample(self, mask: Any | None = None, probability: Any | None = None) -> Any:
         """Seeded junk: random text, a malformed tool call, or a tool-call message."""
@@ -113,7 +115,7 @@ class ChatAction(spaces.Space[Any]):
         if kind == 0:
             return text
         if kind == 1:
-            return f"<tool_call>{{\"name\": {text!r}</tool_call>"
+            return f'<tool_call>{{"name": {text!r}</tool_call>'
         if kind == 2:
             return f"<answer>{text}</answer>"
         return {

@@ -4,7 +4,7 @@
     def calculator(expression: str) -> str:
         '''Evaluates an arithmetic expression.
 
-        Args:
+Args:
             expression: The expression, e.g. "(3 + 4) * 12".
         '''
 
@@ -218,7 +218,9 @@ def _lookup(tools: Mapping[str, Tool], call: ToolCall) -> Tool | str:
 
 
 def _result(call: ToolCall, tool_: Tool, output: Any) -> ToolResult:
-    content, truncated = cap_output(output if isinstance(output, str) else str(output), tool_.max_output_chars)
+    content, truncated = cap_output(
+        output if isinstance(output, str) else str(output), tool_.max_output_chars
+    )
     return ToolResult(call, content, ok=True, truncated=truncated)
 
 
@@ -292,7 +294,9 @@ def _tool_step(
     observation = [tool_message(r.call.id, r.content, r.call.name) for r in results]
     for call in refused:
         observation.append(
-            tool_message(call.id, "Error: the tool-call budget is spent; give your final answer.", call.name)
+            tool_message(
+                call.id, "Error: the tool-call budget is spent; give your final answer.", call.name
+            )
         )
     if parsed.errors:
         observation.append(user(f"Some tool calls were malformed: {parsed.error_message()}"))
@@ -394,7 +398,9 @@ class ToolEnv(Env):
         parsed = self.parser.parse(action)
         if parsed.tool_calls:
             return "tools", parsed
-        if parsed.errors and (action.get("tool_calls") or "<tool_call>" in (action.get("content") or "")):
+        if parsed.errors and (
+            action.get("tool_calls") or "<tool_call>" in (action.get("content") or "")
+        ):
             return "invalid", parsed
         return "answer", parsed
 

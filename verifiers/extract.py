@@ -226,7 +226,9 @@ def _clean_phrase(value: str) -> str:
     return value.rstrip(".。").strip()
 
 
-_RESTATEMENT_PREFIX = re.compile(r"^(?:(?:so|thus|hence),?\s*)?(?:the\s+answer\s+is|it\s+is|is)\s*:?\s*", re.IGNORECASE)
+_RESTATEMENT_PREFIX = re.compile(
+    r"^(?:(?:so|thus|hence),?\s*)?(?:the\s+answer\s+is|it\s+is|is)\s*:?\s*", re.IGNORECASE
+)
 _BOXED_WHOLE = re.compile(r"^\\(?:boxed|fbox)\{(.*)\}$", re.S)
 _ASSIGNMENT = re.compile(r"^[A-Za-z]\w*\s*=\s*")
 

@@ -98,7 +98,9 @@ def main() -> None:
     ours_import, gem_import = import_seconds("palaestra"), import_seconds("gem")
     gem_cell = f"{gem_import * 1000:.0f} ms" if gem_import is not None else "not installed"
     ratio = f"{ours_import / gem_import:.2f}x time" if gem_import else "-"
-    table.add_row("import (fresh interpreter, best of 5)", f"{ours_import * 1000:.0f} ms", gem_cell, ratio)
+    table.add_row(
+        "import (fresh interpreter, best of 5)", f"{ours_import * 1000:.0f} ms", gem_cell, ratio
+    )
 
     ours = palaestra_game(args.episodes)
     theirs = gem_game(args.episodes)
@@ -106,7 +108,12 @@ def main() -> None:
         if theirs is None:
             table.add_row(name, f"{ours[index]:,.0f}", "not installed", "-")
         else:
-            table.add_row(name, f"{ours[index]:,.0f}", f"{theirs[index]:,.0f}", f"{ours[index] / theirs[index]:.2f}x")
+            table.add_row(
+                name,
+                f"{ours[index]:,.0f}",
+                f"{theirs[index]:,.0f}",
+                f"{ours[index] / theirs[index]:.2f}x",
+            )
     Console().print(table)
 
 

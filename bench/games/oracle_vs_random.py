@@ -38,7 +38,15 @@ def main() -> None:
     args = parser.parse_args()
     wanted = [w.strip().lower() for w in args.only.split(",") if w.strip()]
     ids = [s.id for s in palaestra.list_envs("game") if s.id != "GuessNumber-v0"]
-    columns = ["game", "level", "best", "oracle return", "oracle success", "random return", "random success"]
+    columns = [
+        "game",
+        "level",
+        "best",
+        "oracle return",
+        "oracle success",
+        "random return",
+        "random success",
+    ]
     table = Table(title=f"Oracle vs random policy ({args.seeds} seeds per cell)")
     for column in columns:
         table.add_column(column, justify="left" if column == "game" else "right")
@@ -50,7 +58,10 @@ def main() -> None:
             env = palaestra.make(env_id, level=level, max_turns=None)
             rng = np.random.default_rng(level)
             oracle = [episode(env, seed, env.oracle_action) for seed in range(args.seeds)]
-            randoms = [episode(env, seed, lambda e=env, r=rng: e.unwrapped.random_action(r)) for seed in range(args.seeds)]
+            randoms = [
+                episode(env, seed, lambda e=env, r=rng: e.unwrapped.random_action(r))
+                for seed in range(args.seeds)
+            ]
             row = [
                 env_id,
                 str(level),

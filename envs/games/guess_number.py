@@ -104,13 +104,27 @@ class GuessNumberEnv(Env):
         progress = PROGRESS_REWARD * math.log(before / after) / math.log(self.max_number)
         parts = {"progress": progress}
         if hint == "correct":
-            verdict = Verdict(1.0, Status.CORRECT, answer=guess, reference=self.secret,
-                              reason=f"found in {self.guesses} guesses", verifier="guess_number")
+            verdict = Verdict(
+                1.0,
+                Status.CORRECT,
+                answer=guess,
+                reference=self.secret,
+                reason=f"found in {self.guesses} guesses",
+                verifier="guess_number",
+            )
             return self.finish(verdict, [user(f"{guess} is correct!")], outcome=WIN_REWARD, **parts)
         if self.guesses >= self.max_guesses:
-            verdict = Verdict(0.0, Status.INCORRECT, answer=guess, reference=self.secret,
-                              reason=f"not found in {self.max_guesses} guesses", verifier="guess_number")
-            return self.finish(verdict, [user(f"Wrong. Out of guesses; the number was {self.secret}.")], **parts)
+            verdict = Verdict(
+                0.0,
+                Status.INCORRECT,
+                answer=guess,
+                reference=self.secret,
+                reason=f"not found in {self.max_guesses} guesses",
+                verifier="guess_number",
+            )
+            return self.finish(
+                verdict, [user(f"Wrong. Out of guesses; the number was {self.secret}.")], **parts
+            )
         left = self.max_guesses - self.guesses
         return Step([user(f"The number is {hint} than {guess}. {left} guesses left.")], parts)
 
@@ -124,4 +138,6 @@ class GuessNumberEnv(Env):
 
     def render_text(self) -> str:
         """The interval still possible."""
-        return f"Secret in [{self.low}, {self.high}]; {self.guesses}/{self.max_guesses} guesses used."
+        return (
+            f"Secret in [{self.low}, {self.high}]; {self.guesses}/{self.max_guesses} guesses used."
+        )

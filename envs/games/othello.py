@@ -64,7 +64,13 @@ __all__ = ["DRAW_REWARD", "LOSS_REWARD", "WIN_REWARD", "Othello", "OthelloEnv"]
 
 ORACLE_DEPTH = 5
 ENDGAME_EMPTIES = 8
-OPPONENTS_BY_LEVEL = ("random",) * 2 + ("greedy",) * 2 + ("positional",) * 2 + ("search2", "search3") + ("search4",) * 2
+OPPONENTS_BY_LEVEL = (
+    ("random",) * 2
+    + ("greedy",) * 2
+    + ("positional",) * 2
+    + ("search2", "search3")
+    + ("search4",) * 2
+)
 _INF = 1 << 30
 
 

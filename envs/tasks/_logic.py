@@ -102,7 +102,9 @@ def parse_assignment(
     return out, ""
 
 
-def parse_names(text: str, names: Mapping[str, str], separators: str = r"\s*(?:->|→|,|\s)\s*") -> list[str] | None:
+def parse_names(
+    text: str, names: Mapping[str, str], separators: str = r"\s*(?:->|→|,|\s)\s*"
+) -> list[str] | None:
     """A sequence of names (keys lower case -> canonical) separated by ``separators``, or None."""
     if len(text) > MAX_ANSWER_CHARS:
         return None
@@ -121,7 +123,9 @@ def parse_names(text: str, names: Mapping[str, str], separators: str = r"\s*(?:-
     return out
 
 
-def parse_int_list(text: str, brackets: str = "optional", max_items: int = MAX_ITEMS) -> list[int] | None:
+def parse_int_list(
+    text: str, brackets: str = "optional", max_items: int = MAX_ITEMS
+) -> list[int] | None:
     """Integers separated by commas (or spaces), optionally in square brackets; None otherwise.
 
     Args:
@@ -208,5 +212,7 @@ def z3_module():
     try:
         import z3  # noqa: PLC0415
     except ImportError as e:
-        raise ImportError("certifying this family needs z3-solver: pip install 'palaestra[dev]' (or z3-solver)") from e
+        raise ImportError(
+            "certifying this family needs z3-solver: pip install 'palaestra[dev]' (or z3-solver)"
+        ) from e
     return z3

@@ -32,7 +32,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-
 from palaestra.envs.tasks._cipher import ALPHABET, CipherTask, letters, plaintext
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, TaskEnv
 

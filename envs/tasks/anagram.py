@@ -37,9 +37,9 @@ import math
 from collections import Counter
 
 import numpy as np
-
 from palaestra.envs.tasks._words import words, words_of_length
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 

@@ -47,22 +47,43 @@ import re
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 Row = tuple[int, ...]
 
 KINDS = (
-    "shift", "recolour", "mirror", "recolour_all", "fill", "gravity",
-    "extend", "swap", "to_pivot", "denoise", "flip_span", "hollow",
+    "shift",
+    "recolour",
+    "mirror",
+    "recolour_all",
+    "fill",
+    "gravity",
+    "extend",
+    "swap",
+    "to_pivot",
+    "denoise",
+    "flip_span",
+    "hollow",
 )
 """Rule kinds, easiest first."""
 
-SCENES = {"shift": "blocks", "recolour": "blocks", "mirror": "blocks", "recolour_all": "blocks", "fill": "pairs",
-          "gravity": "blocks", "extend": "blocks", "swap": "blocks", "to_pivot": "pivot", "denoise": "noisy",
-          "flip_span": "blocks", "hollow": "long"}
+SCENES = {
+    "shift": "blocks",
+    "recolour": "blocks",
+    "mirror": "blocks",
+    "recolour_all": "blocks",
+    "fill": "pairs",
+    "gravity": "blocks",
+    "extend": "blocks",
+    "swap": "blocks",
+    "to_pivot": "pivot",
+    "denoise": "noisy",
+    "flip_span": "blocks",
+    "hollow": "long",
+}
 """The kind of input row that shows each rule at work."""
 
 LEVELS = {
@@ -216,8 +237,17 @@ def all_rules() -> list[list[Any]]:
     out += [["recolour", a, b] for a in colours for b in colours if a != b]
     out += [["recolour_all", b] for b in colours]
     out += [["swap", a, b] for a in colours for b in colours if a < b]
-    out += [["mirror"], ["fill"], ["gravity", "left"], ["gravity", "right"], ["extend", "left"], ["extend", "right"],
-            ["denoise"], ["flip_span"], ["hollow"]]
+    out += [
+        ["mirror"],
+        ["fill"],
+        ["gravity", "left"],
+        ["gravity", "right"],
+        ["extend", "left"],
+        ["extend", "right"],
+        ["denoise"],
+        ["flip_span"],
+        ["hollow"],
+    ]
     out += [["to_pivot", p] for p in colours]
     return out
 
@@ -292,7 +322,12 @@ class Arc1DTask(Task[Arc1DConfig]):
     def _scene(self, rng: np.random.Generator, scene: str, rules: list[list[Any]]) -> Row:
         """An input row of the scene's kind that features the colours the rules mention."""
         n = self.config.length
-        mentioned = [x for rule in rules for x in rule[1:] if isinstance(x, int) and rule[0] in ("recolour", "swap")]
+        mentioned = [
+            x
+            for rule in rules
+            for x in rule[1:]
+            if isinstance(x, int) and rule[0] in ("recolour", "swap")
+        ]
         pivot = next((rule[1] for rule in rules if rule[0] == "to_pivot"), None)
         palette = [c for c in range(1, 10) if c != pivot]
 
@@ -341,13 +376,18 @@ class Arc1DTask(Task[Arc1DConfig]):
         cfg = self.config
         kinds = KINDS[: cfg.kinds]
         while True:
-            rules = [self._rule(rng, kinds[int(rng.integers(len(kinds)))]) for _ in range(cfg.depth)]
+            rules = [
+                self._rule(rng, kinds[int(rng.integers(len(kinds)))]) for _ in range(cfg.depth)
+            ]
             scene = SCENES[rules[0][0]]
             inputs = [self._scene(rng, scene, rules) for _ in range(cfg.examples)]
             test = self._scene(rng, scene, rules)
             rows = [*inputs, test]
             results = [run(rules, row) for row in rows]
-            if any(r is None for r in results) or sum(r != x for r, x in zip(results, rows)) < len(rows) - 1:
+            if (
+                any(r is None for r in results)
+                or sum(r != x for r, x in zip(results, rows)) < len(rows) - 1
+            ):
                 continue  # the rule must apply everywhere and show itself in most rows
             answer = results[-1]
             while True:
@@ -364,7 +404,9 @@ class Arc1DTask(Task[Arc1DConfig]):
                     break
                 inputs.append(extra)
 
-    def _fitting(self, rows: list[Row], outputs: list[Row | None]) -> tuple[set[Row], set[tuple[Any, ...]]]:
+    def _fitting(
+        self, rows: list[Row], outputs: list[Row | None]
+    ) -> tuple[set[Row], set[tuple[Any, ...]]]:
         """New-row outputs of every rule (composition) that reproduces the examples, merged by behaviour.
 
         Also returns the behaviours (outputs on all rows) of single rules.
@@ -389,8 +431,13 @@ class Arc1DTask(Task[Arc1DConfig]):
                         found.add(result[k])  # type: ignore[arg-type]
         return found, set(layer)
 
-    def _problem(self, rules: list[list[Any]], inputs: list[Row], outputs: list[Row], test: Row, answer: Row) -> Problem:
-        lines = "\n".join(f"input:  {' '.join(map(str, x))}\noutput: {' '.join(map(str, y))}" for x, y in zip(inputs, outputs))
+    def _problem(
+        self, rules: list[list[Any]], inputs: list[Row], outputs: list[Row], test: Row, answer: Row
+    ) -> Problem:
+        lines = "\n".join(
+            f"input:  {' '.join(map(str, x))}\noutput: {' '.join(map(str, y))}"
+            for x, y in zip(inputs, outputs)
+        )
         prompt = (
             "Each row is a line of cells; 0 is background and 1-9 are colours. The same hidden rule turns every "
             f"input row into its output row.\n{lines}\n\n"
@@ -398,7 +445,12 @@ class Arc1DTask(Task[Arc1DConfig]):
             f"Give the output row as {len(test)} digits separated by spaces, e.g. <answer>0 0 5 5 0 0</answer>. "
             + ANSWER_FORMAT
         )
-        data = {"rules": rules, "inputs": [list(x) for x in inputs], "outputs": [list(y) for y in outputs], "test": list(test)}
+        data = {
+            "rules": rules,
+            "inputs": [list(x) for x in inputs],
+            "outputs": [list(y) for y in outputs],
+            "test": list(test),
+        }
         return Problem(prompt, list(answer), data)
 
     # --- oracle and checker ----------------------------------------------------------------
@@ -419,7 +471,9 @@ class Arc1DTask(Task[Arc1DConfig]):
         tokens = [t for t in re.split(r"[\s,]+", body.strip()) if t]
         if len(tokens) == 1 and len(tokens[0]) == n:
             tokens = list(tokens[0])
-        if len(tokens) != n or any(len(t) != 1 or not t.isdigit() or not t.isascii() for t in tokens):
+        if len(tokens) != n or any(
+            len(t) != 1 or not t.isdigit() or not t.isascii() for t in tokens
+        ):
             return self.malformed(answer, problem, f"expected {n} digits separated by spaces")
         row = [int(t) for t in tokens]
         if row != list(problem.reference):
@@ -442,9 +496,13 @@ class Arc1DTask(Task[Arc1DConfig]):
             middle = apply(first, inputs[0])
             if middle is None:
                 continue
-            chains = [[first]] + ([[first, second] for second in candidates(middle, outputs[0])] if depth == 2 else [])
+            chains = [[first]] + (
+                [[first, second] for second in candidates(middle, outputs[0])] if depth == 2 else []
+            )
             for chain in chains:
-                if run(chain, inputs[0]) == outputs[0] and all(run(chain, x) == y for x, y in zip(inputs[1:], outputs[1:])):
+                if run(chain, inputs[0]) == outputs[0] and all(
+                    run(chain, x) == y for x, y in zip(inputs[1:], outputs[1:])
+                ):
                     result = run(chain, test)
                     if result is not None:
                         found.add(result)

@@ -108,7 +108,11 @@ def extract_integer(content: str) -> tuple[int | None, Status, str]:
             continue
         body = unicodedata.normalize("NFKC", span.body).replace("\u2212", "-").strip()
         if len(body) > MAX_ANSWER_CHARS or not _INTEGER.fullmatch(body):
-            return None, Status.BAD_FORMAT, f"the answer {body[:MAX_ANSWER_CHARS]!r} is not one integer"
+            return (
+                None,
+                Status.BAD_FORMAT,
+                f"the answer {body[:MAX_ANSWER_CHARS]!r} is not one integer",
+            )
         values.add(int(body))
     if len(values) > 1:
         return None, Status.INCORRECT, f"conflicting answers {sorted(values)}"
@@ -118,10 +122,14 @@ def extract_integer(content: str) -> tuple[int | None, Status, str]:
 class ArithmeticEnv(Env):
     """Evaluate an integer expression; see the module docstring."""
 
-    def __init__(self, level: int = 1, num_operands: int | None = None, max_operand: int | None = None):
+    def __init__(
+        self, level: int = 1, num_operands: int | None = None, max_operand: int | None = None
+    ):
         base = ArithmeticConfig.for_level(level)
         overrides = {
-            k: v for k, v in {"num_operands": num_operands, "max_operand": max_operand}.items() if v is not None
+            k: v
+            for k, v in {"num_operands": num_operands, "max_operand": max_operand}.items()
+            if v is not None
         }
         self.level = level
         self.config = dataclasses.replace(base, **overrides)
@@ -140,7 +148,12 @@ class ArithmeticEnv(Env):
             status, reason = Status.INCORRECT, f"{answer} is not {self.expression}"
         score = CORRECT_REWARD if status is Status.CORRECT else 0.0
         verdict = Verdict(
-            score, status, answer=answer, reference=self.value, reason=reason or "correct", verifier="integer"
+            score,
+            status,
+            answer=answer,
+            reference=self.value,
+            reason=reason or "correct",
+            verifier="integer",
         )
         return self.finish(verdict)
 

@@ -107,10 +107,14 @@ def check_knobs(owner: str, given: Mapping[str, Any], accepted: list[str]) -> No
     unknown = sorted(set(given) - set(accepted))
     if unknown:
         hints = [
-            f"{u!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(u, accepted, n=1)) else repr(u)
+            f"{u!r} (did you mean {m[0]!r}?)"
+            if (m := difflib.get_close_matches(u, accepted, n=1))
+            else repr(u)
             for u in unknown
         ]
-        raise UnknownArgumentError(f"{owner} does not accept {', '.join(hints)}. It accepts: {', '.join(accepted)}.")
+        raise UnknownArgumentError(
+            f"{owner} does not accept {', '.join(hints)}. It accepts: {', '.join(accepted)}."
+        )
 
 
 class Task(abc.ABC, Generic[ConfigT]):
@@ -132,7 +136,9 @@ class Task(abc.ABC, Generic[ConfigT]):
 
     def __init__(self, config: ConfigT):
         if not isinstance(config, self.Config):
-            raise TypeError(f"{type(self).__name__} needs a {self.Config.__name__}, got {type(config).__name__}")
+            raise TypeError(
+                f"{type(self).__name__} needs a {self.Config.__name__}, got {type(config).__name__}"
+            )
         self.config = config
         self._extraction = None
 
@@ -183,7 +189,9 @@ class Task(abc.ABC, Generic[ConfigT]):
         """The task at a level, with knobs overriding what the level sets."""
         low, high = cls.levels
         if not isinstance(level, int) or isinstance(level, bool) or not low <= level <= high:
-            raise ValueError(f"{cls.name}: level must be an integer from {low} to {high}, got {level!r}")
+            raise ValueError(
+                f"{cls.name}: level must be an integer from {low} to {high}, got {level!r}"
+            )
         check_knobs(cls.name, knobs, ["level", *cls.knob_names()])
         return cls(dataclasses.replace(cls.level_config(level), **knobs))
 
@@ -197,15 +205,36 @@ class Task(abc.ABC, Generic[ConfigT]):
 
     def correct(self, parsed: Any, problem: Problem, reason: str = "correct") -> Verdict:
         """A correct verdict."""
-        return Verdict(CORRECT_REWARD, Status.CORRECT, answer=parsed, reference=problem.reference, reason=reason, verifier=self.name)
+        return Verdict(
+            CORRECT_REWARD,
+            Status.CORRECT,
+            answer=parsed,
+            reference=problem.reference,
+            reason=reason,
+            verifier=self.name,
+        )
 
     def wrong(self, parsed: Any, problem: Problem, reason: str) -> Verdict:
         """An incorrect verdict."""
-        return Verdict(0.0, Status.INCORRECT, answer=parsed, reference=problem.reference, reason=reason, verifier=self.name)
+        return Verdict(
+            0.0,
+            Status.INCORRECT,
+            answer=parsed,
+            reference=problem.reference,
+            reason=reason,
+            verifier=self.name,
+        )
 
     def malformed(self, answer: str, problem: Problem, reason: str) -> Verdict:
         """The slot holds something that is not an answer of the required form."""
-        return Verdict(0.0, Status.BAD_FORMAT, answer=answer[:200], reference=problem.reference, reason=reason, verifier=self.name)
+        return Verdict(
+            0.0,
+            Status.BAD_FORMAT,
+            answer=answer[:200],
+            reference=problem.reference,
+            reason=reason,
+            verifier=self.name,
+        )
 
     def verify(self, completion: Any, problem: Problem) -> Verdict:
         """Scores a whole completion: extracts the single answer slot, then `check`. Never raises."""
@@ -219,13 +248,27 @@ class Task(abc.ABC, Generic[ConfigT]):
             if found.kind == "conflict":
                 verdict = self.wrong(found.answer, problem, found.reason)
             elif found.kind == "too_long":
-                verdict = Verdict(0.0, Status.BAD_FORMAT, reference=problem.reference, reason=found.reason, verifier=self.name)
+                verdict = Verdict(
+                    0.0,
+                    Status.BAD_FORMAT,
+                    reference=problem.reference,
+                    reason=found.reason,
+                    verifier=self.name,
+                )
             elif not found.ok:
-                verdict = Verdict(0.0, Status.NO_ANSWER, reference=problem.reference, reason=found.reason, verifier=self.name)
+                verdict = Verdict(
+                    0.0,
+                    Status.NO_ANSWER,
+                    reference=problem.reference,
+                    reason=found.reason,
+                    verifier=self.name,
+                )
             else:
                 verdict = self.check(found.answer, problem)
         except Exception as e:  # a scorer bug must never crash training: masked, and visible
-            verdict = Verdict.error(f"{self.name} checker failed: {type(e).__name__}: {e}", verifier=self.name)
+            verdict = Verdict.error(
+                f"{self.name} checker failed: {type(e).__name__}: {e}", verifier=self.name
+            )
         return verdict.replace(elapsed_s=time.perf_counter() - start)
 
 

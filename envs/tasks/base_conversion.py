@@ -32,8 +32,8 @@ import dataclasses
 import string
 
 import numpy as np
-
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 DIGITS = string.digits + string.ascii_lowercase
@@ -103,17 +103,24 @@ class BaseConversionTask(Task[BaseConversionConfig]):
         value = int(rng.integers(1, 10))
         for digit in rng.integers(0, 10, size=digits - 1):
             value = value * 10 + int(digit)
-        source, target = (int(b) for b in rng.choice(np.arange(2, self.config.max_base + 1), size=2, replace=False))
+        source, target = (
+            int(b)
+            for b in rng.choice(np.arange(2, self.config.max_base + 1), size=2, replace=False)
+        )
         shown = to_base(value, source)
         prompt = (
             f"Convert the base-{source} number {shown} to base {target}. Digits above 9 are the "
             f"letters a, b, c, ... (a = 10). {ANSWER_FORMAT}"
         )
-        return Problem(prompt, to_base(value, target), {"number": shown, "source": source, "target": target})
+        return Problem(
+            prompt, to_base(value, target), {"number": shown, "source": source, "target": target}
+        )
 
     def solve(self, problem: Problem) -> str:
         """Parse in the source base, write in the target base."""
-        return to_base(from_base(problem.data["number"], problem.data["source"]), problem.data["target"])
+        return to_base(
+            from_base(problem.data["number"], problem.data["source"]), problem.data["target"]
+        )
 
     def check(self, answer: str, problem: Problem) -> Verdict:
         """The value must be the same; any valid spelling of it in the target base counts."""
@@ -123,7 +130,9 @@ class BaseConversionTask(Task[BaseConversionConfig]):
             return self.malformed(answer, problem, f"{answer[:40]!r} is not a base-{target} number")
         expected = int(problem.data["number"], problem.data["source"])
         if value != expected:
-            return self.wrong(answer, problem, f"{answer} in base {target} is {value}, not {expected}")
+            return self.wrong(
+                answer, problem, f"{answer} in base {target} is {value}, not {expected}"
+            )
         return self.correct(answer, problem)
 
     def certify(self, problem: Problem) -> Certificate:

@@ -42,9 +42,9 @@ import string
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import name_index, parse_assignment
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 VALUES = {"1": 1, "0": 0, "true": 1, "false": 0}
@@ -92,7 +92,9 @@ class BooleanCircuitConfig:
         if not isinstance(self.gates, int) or not 2 <= self.gates <= 80:
             raise ValueError(f"gates must be an integer from 2 to 80, got {self.gates!r}")
         if not isinstance(self.outputs, int) or not 1 <= self.outputs <= min(6, self.gates):
-            raise ValueError(f"outputs must be an integer from 1 to min(6, gates), got {self.outputs!r}")
+            raise ValueError(
+                f"outputs must be an integer from 1 to min(6, gates), got {self.outputs!r}"
+            )
         if self.kinds not in (1, 2, 3):
             raise ValueError(f"kinds must be 1, 2 or 3, got {self.kinds!r}")
         if not isinstance(self.shuffled, bool):
@@ -123,7 +125,9 @@ class BooleanCircuitTask(Task[BooleanCircuitConfig]):
     def level_config(cls, level: int) -> BooleanCircuitConfig:
         """More inputs, gates, kinds and outputs with the level; shuffled listing from level 4."""
         inputs, gates, outputs, kinds, shuffled = LEVELS[level]
-        return BooleanCircuitConfig(inputs=inputs, gates=gates, outputs=outputs, kinds=kinds, shuffled=shuffled)
+        return BooleanCircuitConfig(
+            inputs=inputs, gates=gates, outputs=outputs, kinds=kinds, shuffled=shuffled
+        )
 
     def generate(self, rng: np.random.Generator) -> Problem:
         """Gates wired to earlier signals (recent ones preferred, for depth); outputs among the last."""
@@ -134,19 +138,35 @@ class BooleanCircuitTask(Task[BooleanCircuitConfig]):
         gates: list[list[Any]] = []  # [name, op, [sources]]
         signals = list(inputs)
         # Shuffled circuits get shuffled numbers too, or the names would give the order away.
-        numbers = [int(i) + 1 for i in rng.permutation(cfg.gates)] if cfg.shuffled else list(range(1, cfg.gates + 1))
+        numbers = (
+            [int(i) + 1 for i in rng.permutation(cfg.gates)]
+            if cfg.shuffled
+            else list(range(1, cfg.gates + 1))
+        )
         for g in range(cfg.gates):
             op = ops[int(rng.integers(len(ops)))]
-            fan_in = 1 if op == "NOT" else (3 if cfg.kinds == 3 and op != "XNOR" and rng.random() < 0.25 else 2)
+            fan_in = (
+                1
+                if op == "NOT"
+                else (3 if cfg.kinds == 3 and op != "XNOR" and rng.random() < 0.25 else 2)
+            )
             fan_in = min(fan_in, len(signals))
             # Recent signals are likelier, so circuits are deep rather than wide.
             weights = np.arange(1, len(signals) + 1, dtype=float) ** 1.5
-            sources = [signals[int(i)] for i in rng.choice(len(signals), size=fan_in, replace=False, p=weights / weights.sum())]
+            sources = [
+                signals[int(i)]
+                for i in rng.choice(
+                    len(signals), size=fan_in, replace=False, p=weights / weights.sum()
+                )
+            ]
             name = f"g{numbers[g]}"
             gates.append([name, op, sources])
             signals.append(name)
         last = [gate[0] for gate in gates[max(0, cfg.gates - 2 * cfg.outputs) :]]
-        outputs = sorted((last[int(i)] for i in rng.choice(len(last), size=cfg.outputs, replace=False)), key=lambda n: int(n[1:]))
+        outputs = sorted(
+            (last[int(i)] for i in rng.choice(len(last), size=cfg.outputs, replace=False)),
+            key=lambda n: int(n[1:]),
+        )
         listing = sorted(gates, key=lambda gate: int(gate[0][1:])) if cfg.shuffled else gates
         state = dict(values)
         for name, op, sources in gates:
@@ -154,7 +174,11 @@ class BooleanCircuitTask(Task[BooleanCircuitConfig]):
         reference = {name: state[name] for name in outputs}
         lines = "\n".join(f"{name} = {op}({', '.join(sources)})" for name, op, sources in listing)
         given = ", ".join(f"{name} = {v}" for name, v in values.items())
-        order_note = " (numbered in no particular order: find an order to evaluate them)" if cfg.shuffled else ""
+        order_note = (
+            " (numbered in no particular order: find an order to evaluate them)"
+            if cfg.shuffled
+            else ""
+        )
         prompt = (
             f"A boolean circuit has inputs {given}. Its gates are{order_note}:\n{lines}\n\n"
             "AND, OR and XOR take two or more inputs (XOR is 1 when an odd number of inputs are 1); NAND, NOR "
@@ -176,7 +200,9 @@ class BooleanCircuitTask(Task[BooleanCircuitConfig]):
             return self.malformed(answer, problem, why)
         wrong = [name for name in outputs if parsed[name] != problem.reference[name]]
         if wrong:
-            return self.wrong(parsed, problem, f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} wrong")
+            return self.wrong(
+                parsed, problem, f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} wrong"
+            )
         return self.correct(parsed, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -206,7 +232,10 @@ class BooleanCircuitTask(Task[BooleanCircuitConfig]):
     def mutations(self, problem: Problem) -> list[str]:
         """Each output's value flipped."""
         reference = problem.reference
-        return [", ".join(f"{n} = {1 - v if n == flip else v}" for n, v in reference.items()) for flip in reference]
+        return [
+            ", ".join(f"{n} = {1 - v if n == flip else v}" for n, v in reference.items())
+            for flip in reference
+        ]
 
     def alternatives(self, problem: Problem) -> list[str]:
         """Reverse order, true/false words, colons."""

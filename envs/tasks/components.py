@@ -48,9 +48,16 @@ import re
 from typing import Any
 
 import numpy as np
-
-from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS, clean, letter_labels, name_index, parse_int_list, parse_names
+from palaestra.envs.tasks._logic import (
+    MAX_ANSWER_CHARS,
+    clean,
+    letter_labels,
+    name_index,
+    parse_int_list,
+    parse_names,
+)
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 VARIANTS = ("graph", "grid", "both")
@@ -187,7 +194,8 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
             f"A graph has the nodes {', '.join(names)} and the undirected edges {lines}.\n\n"
             "Find its connected components (groups of nodes that can reach each other along edges). List every "
             "component with its nodes separated by commas, and separate components with '|', e.g. "
-            "<answer>P, R | Q | S, T, U</answer>. Components and nodes may be in any order. " + ANSWER_FORMAT
+            "<answer>P, R | Q | S, T, U</answer>. Components and nodes may be in any order. "
+            + ANSWER_FORMAT
         )
         return Problem(prompt, components, {"kind": "graph", "nodes": names, "edges": edges})
 
@@ -213,7 +221,9 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
         data = problem.data
         if data["kind"] == "grid":
             return ", ".join(str(s) for s in island_sizes(data["rows"]))
-        return " | ".join(", ".join(group) for group in graph_components(data["nodes"], data["edges"]))
+        return " | ".join(
+            ", ".join(group) for group in graph_components(data["nodes"], data["edges"])
+        )
 
     def check(self, answer: str, problem: Problem) -> Verdict:
         """The same partition of the nodes, or the same multiset of island sizes."""
@@ -224,7 +234,9 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
                 return self.malformed(answer, problem, "expected island sizes separated by commas")
             expected = island_sizes(data["rows"])
             if sorted(sizes, reverse=True) != expected:
-                return self.wrong(sizes, problem, f"there are {len(expected)} islands; the sizes differ")
+                return self.wrong(
+                    sizes, problem, f"there are {len(expected)} islands; the sizes differ"
+                )
             return self.correct(sizes, problem)
         if len(answer) > MAX_ANSWER_CHARS:
             return self.malformed(answer, problem, "the answer is too long")
@@ -233,14 +245,18 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
         for part in re.split(r"\|", clean(answer)):
             group = parse_names(part.strip().strip("{}[]() "), index, r"\s*,\s*|\s+")
             if group is None:
-                return self.malformed(answer, problem, "expected components of node names separated by '|'")
+                return self.malformed(
+                    answer, problem, "expected components of node names separated by '|'"
+                )
             groups.append(sorted(group))
         listed = sorted(n for g in groups for n in g)
         if listed != sorted(data["nodes"]):
             return self.wrong(groups, problem, "every node must appear in exactly one component")
         expected = graph_components(data["nodes"], data["edges"])
         if sorted(groups) != sorted(expected):
-            return self.wrong(groups, problem, f"the graph has {len(expected)} components; these groups differ")
+            return self.wrong(
+                groups, problem, f"the graph has {len(expected)} components; these groups differ"
+            )
         return self.correct(groups, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -269,7 +285,9 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
             counts: dict[Any, int] = {}
             for cell in land:
                 counts[find(cell)] = counts.get(find(cell), 0) + 1
-            return Certificate(1 if sorted(counts.values(), reverse=True) == list(problem.reference) else 0)
+            return Certificate(
+                1 if sorted(counts.values(), reverse=True) == list(problem.reference) else 0
+            )
         for node in data["nodes"]:
             find(node)
         for a, b in data["edges"]:
@@ -297,7 +315,9 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
             node = moved[0].pop()
             moved[1].append(node)
             out.append(" | ".join(", ".join(g) for g in moved if g))
-            out.append(" | ".join([", ".join(groups[0] + groups[1])] + [", ".join(g) for g in groups[2:]]))
+            out.append(
+                " | ".join([", ".join(groups[0] + groups[1])] + [", ".join(g) for g in groups[2:]])
+            )
         big = max(groups, key=len)
         if len(big) > 1:
             split = [g for g in groups if g is not big] + [big[:1], big[1:]]
@@ -308,7 +328,10 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
         """Other orders and spellings."""
         reference = problem.reference
         if problem.data["kind"] == "grid":
-            return [", ".join(str(s) for s in reversed(reference)), " ".join(str(s) for s in reference)]
+            return [
+                ", ".join(str(s) for s in reversed(reference)),
+                " ".join(str(s) for s in reference),
+            ]
         return [
             " | ".join(" ".join(reversed(g)).lower() for g in reversed(reference)),
             "|".join("{" + ",".join(g) + "}" for g in reference),

@@ -39,8 +39,8 @@ from collections import Counter
 from fractions import Fraction
 
 import numpy as np
-
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LARGE = (25, 50, 75, 100)

@@ -58,8 +58,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from palaestra.core import Env, Info, Message, Observation, Step, Wrapper, user
 from palaestra.envs.tasks.base import Problem, Task, TaskEnv
+
+from palaestra.core import Env, Info, Message, Observation, Step, Wrapper, user
 
 DEFAULT_FAMILIES = (
     "KnightsKnaves-v0",
@@ -100,7 +101,11 @@ class LevelSchedule:
             raise ValueError(f"window must be a positive integer, got {self.window!r}")
         for name in ("raise_at", "lower_at"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+            if (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not 0 <= value <= 1
+            ):
                 raise ValueError(f"{name} must be a number from 0 to 1, got {value!r}")
         if self.lower_at >= self.raise_at:
             raise ValueError(
@@ -198,7 +203,9 @@ class AdaptiveLevel(Wrapper):
     ):
         base = env.unwrapped
         if not isinstance(base, TaskEnv):
-            raise TypeError(f"AdaptiveLevel needs a task env (a TaskEnv), got {type(base).__name__}")
+            raise TypeError(
+                f"AdaptiveLevel needs a task env (a TaskEnv), got {type(base).__name__}"
+            )
         super().__init__(env)
         low, high = base.task_class.levels
         floor = low if min_level is None else min_level
@@ -225,12 +232,16 @@ class AdaptiveLevel(Wrapper):
         if self.controller.advance():
             self._apply(self.controller.level)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, Info]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, Info]:
         """Moves the level if the window says so, then resets."""
         self._before_reset()
         return self.after_reset(*self.env.reset(seed=seed, options=options))
 
-    async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, Info]:
+    async def areset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, Info]:
         """The async twin of `reset`."""
         self._before_reset()
         return self.after_reset(*await self.env.areset(seed=seed, options=options))
@@ -275,10 +286,14 @@ def _resolve_family(env_id: str) -> type[TaskEnv]:
     from palaestra.registration import load_entry_point, spec  # noqa: PLC0415  (the registry imports envs lazily)
 
     if not isinstance(env_id, str):
-        raise TypeError(f"a family is named by its registry id (a string), got {type(env_id).__name__}")
+        raise TypeError(
+            f"a family is named by its registry id (a string), got {type(env_id).__name__}"
+        )
     factory = load_entry_point(spec(env_id).entry_point)
     if not (isinstance(factory, type) and issubclass(factory, TaskEnv)):
-        raise ValueError(f"{env_id} is not a single-turn task family (its entry point is not a TaskEnv)")
+        raise ValueError(
+            f"{env_id} is not a single-turn task family (its entry point is not a TaskEnv)"
+        )
     return factory
 
 
@@ -296,15 +311,24 @@ class TaskMixEnv(Env):
         stats_in_info: bool = False,
     ):
         if isinstance(families, str):
-            raise TypeError("families must be a list of registry ids or a mapping id -> weight, not one string")
+            raise TypeError(
+                "families must be a list of registry ids or a mapping id -> weight, not one string"
+            )
         weights = dict(families) if isinstance(families, Mapping) else {f: 1.0 for f in families}
         if not weights:
             raise ValueError("the mixture needs at least one family")
         if len(weights) != len(families):
             raise ValueError("a family is listed twice")
         for env_id, weight in weights.items():
-            if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not math.isfinite(weight) or weight <= 0:
-                raise ValueError(f"the weight of {env_id} must be a positive number, got {weight!r}")
+            if (
+                not isinstance(weight, (int, float))
+                or isinstance(weight, bool)
+                or not math.isfinite(weight)
+                or weight <= 0
+            ):
+                raise ValueError(
+                    f"the weight of {env_id} must be a positive number, got {weight!r}"
+                )
         if not isinstance(level, int) or isinstance(level, bool):
             raise ValueError(f"level must be an integer, got {level!r}")
         if not isinstance(adaptive, bool) or not isinstance(stats_in_info, bool):

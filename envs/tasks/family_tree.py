@@ -48,22 +48,40 @@ import re
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS, first_names
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 TERMS = {
     # term: (tier, sex of A or None)
-    "husband": (1, "m"), "wife": (1, "f"),
-    "father": (1, "m"), "mother": (1, "f"), "son": (1, "m"), "daughter": (1, "f"),
-    "brother": (1, "m"), "sister": (1, "f"),
-    "grandfather": (2, "m"), "grandmother": (2, "f"), "grandson": (2, "m"), "granddaughter": (2, "f"),
-    "uncle": (2, "m"), "aunt": (2, "f"), "nephew": (2, "m"), "niece": (2, "f"),
-    "father-in-law": (2, "m"), "mother-in-law": (2, "f"), "son-in-law": (2, "m"), "daughter-in-law": (2, "f"),
+    "husband": (1, "m"),
+    "wife": (1, "f"),
+    "father": (1, "m"),
+    "mother": (1, "f"),
+    "son": (1, "m"),
+    "daughter": (1, "f"),
+    "brother": (1, "m"),
+    "sister": (1, "f"),
+    "grandfather": (2, "m"),
+    "grandmother": (2, "f"),
+    "grandson": (2, "m"),
+    "granddaughter": (2, "f"),
+    "uncle": (2, "m"),
+    "aunt": (2, "f"),
+    "nephew": (2, "m"),
+    "niece": (2, "f"),
+    "father-in-law": (2, "m"),
+    "mother-in-law": (2, "f"),
+    "son-in-law": (2, "m"),
+    "daughter-in-law": (2, "f"),
     "cousin": (3, None),
-    "great-grandfather": (3, "m"), "great-grandmother": (3, "f"), "great-grandson": (3, "m"), "great-granddaughter": (3, "f"),
-    "brother-in-law": (3, "m"), "sister-in-law": (3, "f"),
+    "great-grandfather": (3, "m"),
+    "great-grandmother": (3, "f"),
+    "great-grandson": (3, "m"),
+    "great-granddaughter": (3, "f"),
+    "brother-in-law": (3, "m"),
+    "sister-in-law": (3, "f"),
 }
 """The vocabulary: term -> (tier, the sex the term implies for A)."""
 
@@ -83,12 +101,16 @@ LEVELS = {
 
 # Generations down from the closest common ancestors to (A, B) -> (neutral term, male, female).
 BLOOD = {
-    (0, 1): ("parent", "father", "mother"), (0, 2): ("grandparent", "grandfather", "grandmother"),
+    (0, 1): ("parent", "father", "mother"),
+    (0, 2): ("grandparent", "grandfather", "grandmother"),
     (0, 3): ("great-grandparent", "great-grandfather", "great-grandmother"),
-    (1, 0): ("child", "son", "daughter"), (2, 0): ("grandchild", "grandson", "granddaughter"),
+    (1, 0): ("child", "son", "daughter"),
+    (2, 0): ("grandchild", "grandson", "granddaughter"),
     (3, 0): ("great-grandchild", "great-grandson", "great-granddaughter"),
-    (1, 1): ("sibling", "brother", "sister"), (1, 2): ("parent's sibling", "uncle", "aunt"),
-    (2, 1): ("sibling's child", "nephew", "niece"), (2, 2): ("cousin", "cousin", "cousin"),
+    (1, 1): ("sibling", "brother", "sister"),
+    (1, 2): ("parent's sibling", "uncle", "aunt"),
+    (2, 1): ("sibling's child", "nephew", "niece"),
+    (2, 2): ("cousin", "cousin", "cousin"),
 }
 
 
@@ -110,7 +132,9 @@ class FamilyTreeConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.generations, int) or not 2 <= self.generations <= 5:
-            raise ValueError(f"generations must be an integer from 2 to 5, got {self.generations!r}")
+            raise ValueError(
+                f"generations must be an integer from 2 to 5, got {self.generations!r}"
+            )
         if not isinstance(self.children, int) or not 1 <= self.children <= 4:
             raise ValueError(f"children must be an integer from 1 to 4, got {self.children!r}")
         if self.tier not in (1, 2, 3):
@@ -126,10 +150,19 @@ def _key(term: str) -> str:
 TERM_KEYS = {_key(t): t for t in TERMS}
 
 PAIRS = (
-    ("husband", "wife"), ("father", "mother"), ("son", "daughter"), ("brother", "sister"),
-    ("grandfather", "grandmother"), ("grandson", "granddaughter"), ("uncle", "aunt"), ("nephew", "niece"),
-    ("father-in-law", "mother-in-law"), ("son-in-law", "daughter-in-law"), ("brother-in-law", "sister-in-law"),
-    ("great-grandfather", "great-grandmother"), ("great-grandson", "great-granddaughter"),
+    ("husband", "wife"),
+    ("father", "mother"),
+    ("son", "daughter"),
+    ("brother", "sister"),
+    ("grandfather", "grandmother"),
+    ("grandson", "granddaughter"),
+    ("uncle", "aunt"),
+    ("nephew", "niece"),
+    ("father-in-law", "mother-in-law"),
+    ("son-in-law", "daughter-in-law"),
+    ("brother-in-law", "sister-in-law"),
+    ("great-grandfather", "great-grandmother"),
+    ("great-grandson", "great-granddaughter"),
 )
 """Male and female forms of the same relation."""
 
@@ -165,7 +198,9 @@ def _blood(ancestors: list[dict[int, int]], a: int, b: int) -> tuple[int, int] |
     return da, db
 
 
-def relation(people: list[dict[str, Any]], a: int, b: int, ancestors: list[dict[int, int]] | None = None) -> str | None:
+def relation(
+    people: list[dict[str, Any]], a: int, b: int, ancestors: list[dict[int, int]] | None = None
+) -> str | None:
     """The vocabulary term for "a is b's ___", or None when the vocabulary has none.
 
     Args:
@@ -213,7 +248,9 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
     def level_config(cls, level: int) -> FamilyTreeConfig:
         """More generations, people and harder relations with the level."""
         generations, children, tier, max_people = LEVELS[level]
-        return FamilyTreeConfig(generations=generations, children=children, tier=tier, max_people=max_people)
+        return FamilyTreeConfig(
+            generations=generations, children=children, tier=tier, max_people=max_people
+        )
 
     def _family(self, rng: np.random.Generator) -> list[dict[str, Any]]:
         cfg = self.config
@@ -224,7 +261,9 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
         }
 
         def person(sex: str, parents: list[int]) -> int:
-            people.append({"name": pools[sex].pop(), "sex": sex, "parents": parents, "spouse": None})
+            people.append(
+                {"name": pools[sex].pop(), "sex": sex, "parents": parents, "spouse": None}
+            )
             return len(people) - 1
 
         def marry(a: int, b: int) -> None:
@@ -242,7 +281,11 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
                     sex = "m" if rng.random() < 0.5 else "f"
                     child = person(sex, [father, mother])
                     # Children who will have children of their own marry someone from outside.
-                    if generation < cfg.generations - 1 and len(people) < cfg.max_people and rng.random() < 0.85:
+                    if (
+                        generation < cfg.generations - 1
+                        and len(people) < cfg.max_people
+                        and rng.random() < 0.85
+                    ):
                         spouse = person("f" if sex == "m" else "m", [])
                         marry(child, spouse)
                         next_couples.append((child, spouse) if sex == "m" else (spouse, child))
@@ -287,7 +330,9 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
         a, b, term = by_tier[tier][int(rng.integers(len(by_tier[tier])))]
         sex = {p["name"]: p["sex"] for p in people}
         facts = self._facts(rng, people)
-        roster = ", ".join(f"{p['name']} ({'male' if p['sex'] == 'm' else 'female'})" for p in people)
+        roster = ", ".join(
+            f"{p['name']} ({'male' if p['sex'] == 'm' else 'female'})" for p in people
+        )
         lines = "\n".join(self._render(f, sex, rng) for f in facts)
         vocabulary = ", ".join(t for t in TERMS if TERMS[t][0] <= cfg.tier)
         a_name, b_name = people[a]["name"], people[b]["name"]
@@ -298,7 +343,13 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
             f"How is {a_name} related to {b_name}? Complete '{a_name} is {b_name}'s ___' with one term from this "
             f"list: {vocabulary}. e.g. <answer>nephew</answer>. " + ANSWER_FORMAT
         )
-        data = {"people": [[p["name"], p["sex"]] for p in people], "facts": facts, "a": a_name, "b": b_name, "tier": tier}
+        data = {
+            "people": [[p["name"], p["sex"]] for p in people],
+            "facts": facts,
+            "a": a_name,
+            "b": b_name,
+            "tier": tier,
+        }
         return Problem(prompt, term, data)
 
     def solve(self, problem: Problem) -> str:
@@ -310,11 +361,17 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
         if len(answer) > MAX_ANSWER_CHARS:
             return self.malformed(answer, problem, "the answer is too long")
         text = answer.strip().removesuffix(".")
-        term = TERM_KEYS.get(_key(text)) if re.fullmatch(r"[A-Za-z][A-Za-z\s\-]{0,40}", text) else None
+        term = (
+            TERM_KEYS.get(_key(text)) if re.fullmatch(r"[A-Za-z][A-Za-z\s\-]{0,40}", text) else None
+        )
         if term is None:
-            return self.malformed(answer, problem, "the answer must be one term of the listed vocabulary")
+            return self.malformed(
+                answer, problem, "the answer must be one term of the listed vocabulary"
+            )
         if term != problem.reference:
-            return self.wrong(term, problem, f"{problem.data['a']} is {problem.data['b']}'s {problem.reference}")
+            return self.wrong(
+                term, problem, f"{problem.data['a']} is {problem.data['b']}'s {problem.reference}"
+            )
         return self.correct(term, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -356,19 +413,27 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
             "cousin": any(p in siblings(q) for p in parents[a] for q in parents[b]),
             "parent-in-law": any(a in parents[s] for s in in_law_b),
             "child-in-law": a in spouse and spouse[a] in kids(b) and a not in kids(b),
-            "sibling-in-law": any(a in siblings(s) for s in in_law_b) or (a in spouse and spouse[a] in siblings(b)),
+            "sibling-in-law": any(a in siblings(s) for s in in_law_b)
+            or (a in spouse and spouse[a] in siblings(b)),
         }
         holding = [name for name, ok in tests.items() if ok]
         if len(holding) != 1:
             return Certificate(2 if holding else 0)
         male = sex[a] == "m"
         names = {
-            "spouse": ("husband", "wife"), "parent": ("father", "mother"), "child": ("son", "daughter"),
-            "sibling": ("brother", "sister"), "grandparent": ("grandfather", "grandmother"),
-            "grandchild": ("grandson", "granddaughter"), "great-grandparent": ("great-grandfather", "great-grandmother"),
-            "great-grandchild": ("great-grandson", "great-granddaughter"), "parent's sibling": ("uncle", "aunt"),
-            "sibling's child": ("nephew", "niece"), "cousin": ("cousin", "cousin"),
-            "parent-in-law": ("father-in-law", "mother-in-law"), "child-in-law": ("son-in-law", "daughter-in-law"),
+            "spouse": ("husband", "wife"),
+            "parent": ("father", "mother"),
+            "child": ("son", "daughter"),
+            "sibling": ("brother", "sister"),
+            "grandparent": ("grandfather", "grandmother"),
+            "grandchild": ("grandson", "granddaughter"),
+            "great-grandparent": ("great-grandfather", "great-grandmother"),
+            "great-grandchild": ("great-grandson", "great-granddaughter"),
+            "parent's sibling": ("uncle", "aunt"),
+            "sibling's child": ("nephew", "niece"),
+            "cousin": ("cousin", "cousin"),
+            "parent-in-law": ("father-in-law", "mother-in-law"),
+            "child-in-law": ("son-in-law", "daughter-in-law"),
             "sibling-in-law": ("brother-in-law", "sister-in-law"),
         }[holding[0]]
         return Certificate(1 if names[0 if male else 1] == problem.reference else 0)

@@ -46,13 +46,24 @@ import functools
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import draw_names, parse_label, z3_module
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LABELS = {"true": "True", "false": "False", "unknown": "Unknown"}
-ADJECTIVES = ("brave", "calm", "clever", "curious", "happy", "kind", "quiet", "rich", "tall", "busy")
+ADJECTIVES = (
+    "brave",
+    "calm",
+    "clever",
+    "curious",
+    "happy",
+    "kind",
+    "quiet",
+    "rich",
+    "tall",
+    "busy",
+)
 VERBS = (
     ("likes", "like", "liked"),
     ("trusts", "trust", "trusted"),
@@ -147,7 +158,9 @@ class World:
         return self.people * self.properties + a * (self.people - 1) + (b if b < a else b - 1)
 
 
-def truth(f: list[Any], world: World, values: list[bool], env: dict[str, int] | None = None) -> bool:
+def truth(
+    f: list[Any], world: World, values: list[bool], env: dict[str, int] | None = None
+) -> bool:
     """Whether ``f`` holds in one world (``values`` of the ground atoms)."""
     env = env or {}
 
@@ -175,7 +188,9 @@ def truth(f: list[Any], world: World, values: list[bool], env: dict[str, int] | 
     if op == "some":
         return any(truth(f[2], world, values, {**env, f[1]: p}) for p in range(world.people))
     if op == "exactly":
-        return sum(truth(f[3], world, values, {**env, f[2]: p}) for p in range(world.people)) == f[1]
+        return (
+            sum(truth(f[3], world, values, {**env, f[2]: p}) for p in range(world.people)) == f[1]
+        )
     raise ValueError(f"unknown formula operator {op!r}")
 
 
@@ -237,7 +252,10 @@ def worlds(f: list[Any], world: World, env: dict[str, int] | None = None) -> int
         for p in range(world.people):
             part = worlds(f[3], world, {**env, f[2]: p})
             rest = full ^ part
-            counts = [(counts[j] & rest) | ((counts[j - 1] & part) if j else 0) for j in range(world.people + 1)]
+            counts = [
+                (counts[j] & rest) | ((counts[j - 1] & part) if j else 0)
+                for j in range(world.people + 1)
+            ]
         return counts[f[1]]
     raise ValueError(f"unknown formula operator {op!r}")
 
@@ -245,7 +263,9 @@ def worlds(f: list[Any], world: World, env: dict[str, int] | None = None) -> int
 # --- rendering -----------------------------------------------------------------------------
 
 
-def render(f: list[Any], names: list[str], adjectives: list[str], verb: tuple[str, str, str]) -> str:
+def render(
+    f: list[Any], names: list[str], adjectives: list[str], verb: tuple[str, str, str]
+) -> str:
     """A premise or statement in English (only the shapes the templates build)."""
 
     def adj(p: int) -> str:
@@ -297,13 +317,20 @@ def render(f: list[Any], names: list[str], adjectives: list[str], verb: tuple[st
             return f"Someone is both {adj(shape[1][1])} and {adj(shape[2][1])}"
         return f"Someone is {adj(shape[1][1])} but not {adj(shape[2][1][1])}"
     if op == "exactly":
-        count = ("no one is", "exactly one person is", "exactly two people are", "exactly three people are",
-                 "exactly four people are")[f[1]]
+        count = (
+            "no one is",
+            "exactly one person is",
+            "exactly two people are",
+            "exactly three people are",
+            "exactly four people are",
+        )[f[1]]
         return f"{count.capitalize()} {adj(f[3][1])}"
     raise ValueError(f"cannot render {f!r}")
 
 
-def sentence(f: list[Any], names: list[str], adjectives: list[str], verb: tuple[str, str, str]) -> str:
+def sentence(
+    f: list[Any], names: list[str], adjectives: list[str], verb: tuple[str, str, str]
+) -> str:
     """`render` with a capital letter and a full stop."""
     text = render(f, names, adjectives, verb)
     return text[0].upper() + text[1:] + "."
@@ -324,7 +351,11 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
         """More people, properties, a relation, more premises and counting with the level."""
         people, properties, relations, premises, counting = LEVELS[level]
         return FolEntailmentConfig(
-            people=people, properties=properties, relations=relations, premises=premises, counting=counting
+            people=people,
+            properties=properties,
+            relations=relations,
+            premises=premises,
+            counting=counting,
         )
 
     def _template(self, rng: np.random.Generator, kind: str) -> list[Any] | None:
@@ -362,7 +393,11 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
             return ["all", "x", ["imp", ["P", prop(), "x"], ["some", "y", ["R", "x", "y"]]]]
         if kind == "rel_all_from":
             a = person()
-            return ["all", "y", ["imp", ["and", ["neq", "y", a], ["P", prop(), "y"]], ["R", a, "y"]]]
+            return [
+                "all",
+                "y",
+                ["imp", ["and", ["neq", "y", a], ["P", prop(), "y"]], ["R", a, "y"]],
+            ]
         if kind == "rel_liked":
             return ["all", "x", ["imp", ["some", "y", ["R", "y", "x"]], ["P", prop(), "x"]]]
         if kind == "rel_mutual":
@@ -380,11 +415,19 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
         if kind == "fact_or":
             return ["or", ["P", a, person()], ["P", b, person()]]
         if kind == "rel_rule":
-            return ["all", "x", ["all", "y", ["imp", ["and", ["R", "x", "y"], ["P", a, "y"]], ["P", b, "x"]]]]
+            return [
+                "all",
+                "x",
+                ["all", "y", ["imp", ["and", ["R", "x", "y"], ["P", a, "y"]], ["P", b, "x"]]],
+            ]
         if k < 3:
             return None
         a, b, c = (int(x) for x in rng.choice(k, size=3, replace=False))
-        return ["all", "x", ["imp", ["and", ["P", a, "x"], ["P", b, "x"]], lit(c, "x", coin)]]  # all_if_and
+        return [
+            "all",
+            "x",
+            ["imp", ["and", ["P", a, "x"], ["P", b, "x"]], lit(c, "x", coin)],
+        ]  # all_if_and
 
     def _kinds(self) -> list[str]:
         kinds = list(UNARY)
@@ -399,7 +442,10 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
         cfg = self.config
         world = World(cfg.people, cfg.properties, cfg.relations)
         names = draw_names(rng, cfg.people)
-        adjectives = [ADJECTIVES[int(i)] for i in sorted(rng.choice(len(ADJECTIVES), size=cfg.properties, replace=False))]
+        adjectives = [
+            ADJECTIVES[int(i)]
+            for i in sorted(rng.choice(len(ADJECTIVES), size=cfg.properties, replace=False))
+        ]
         verb = VERBS[int(rng.integers(len(VERBS)))]
         hidden = [bool(v) for v in rng.integers(0, 2, size=world.size)]
         kinds = self._kinds()
@@ -425,15 +471,22 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
         for f in premises:
             models &= worlds(f, world)
         by_label: dict[str, list[list[Any]]] = {"True": [], "False": [], "Unknown": []}
-        candidates = [self._template(rng, kinds[int(rng.integers(len(kinds)))]) for _ in range(STATEMENT_CANDIDATES)]
+        candidates = [
+            self._template(rng, kinds[int(rng.integers(len(kinds)))])
+            for _ in range(STATEMENT_CANDIDATES)
+        ]
         candidates += [["P", p, a] for p in range(cfg.properties) for a in range(cfg.people)]
-        negations = {text(["not", f]) for f in premises if f[0] in ("P", "R")} | {text(f[1]) for f in premises if f[0] == "not"}
+        negations = {text(["not", f]) for f in premises if f[0] in ("P", "R")} | {
+            text(f[1]) for f in premises if f[0] == "not"
+        }
         for f in candidates:
             if f is None or text(f) in seen or text(f) in negations:
                 continue
             seen.add(text(f))
             holds = worlds(f, world)
-            found = "True" if models & ~holds == 0 else "False" if models & holds == 0 else "Unknown"
+            found = (
+                "True" if models & ~holds == 0 else "False" if models & holds == 0 else "Unknown"
+            )
             by_label[found].append(f)
         offered = [name for name in ("True", "False", "Unknown") if by_label[name]]
         answer = offered[int(rng.integers(len(offered)))]
@@ -448,8 +501,16 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
             "and Unknown if the story leaves it open. Give one word: True, False or Unknown, e.g. "
             "<answer>Unknown</answer>. " + ANSWER_FORMAT
         )
-        data = {"people": cfg.people, "properties": cfg.properties, "relations": cfg.relations, "names": names,
-                "adjectives": adjectives, "verb": list(verb), "premises": premises, "statement": statement}
+        data = {
+            "people": cfg.people,
+            "properties": cfg.properties,
+            "relations": cfg.relations,
+            "names": names,
+            "adjectives": adjectives,
+            "verb": list(verb),
+            "premises": premises,
+            "statement": statement,
+        }
         return Problem(prompt, answer, data)
 
     def solve(self, problem: Problem) -> str:
@@ -495,7 +556,9 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
                 return z3.Not(encode(f[1], env))
             if op in ("and", "or", "imp"):
                 a, b = encode(f[1], env), encode(f[2], env)
-                return z3.And(a, b) if op == "and" else z3.Or(a, b) if op == "or" else z3.Implies(a, b)
+                return (
+                    z3.And(a, b) if op == "and" else z3.Or(a, b) if op == "or" else z3.Implies(a, b)
+                )
             if op in ("all", "some"):
                 v = z3.Const(f"{f[1]}{len(env)}", person)
                 body = encode(f[2], {**env, f[1]: v})
@@ -518,7 +581,9 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
             solver.pop()
         if z3.unknown in results:
             return Certificate(0)
-        found = "True" if results[0] == z3.unsat else "False" if results[1] == z3.unsat else "Unknown"
+        found = (
+            "True" if results[0] == z3.unsat else "False" if results[1] == z3.unsat else "Unknown"
+        )
         return Certificate(1 if found == problem.reference else 0)
 
     def mutations(self, problem: Problem) -> list[str]:

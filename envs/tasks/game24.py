@@ -43,9 +43,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.countdown import ExpressionError, check_expression, read_answer, search
+
 from palaestra.verdict import Verdict
 
 TARGET = 24

@@ -35,10 +35,11 @@ Version history:
 from __future__ import annotations
 
 import dataclasses
-import numpy as np
 
+import numpy as np
 from palaestra.envs.tasks._logic import letter_labels, name_index, parse_assignment
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LEVELS = {
@@ -74,7 +75,9 @@ class GraphColoringConfig:
         if not isinstance(self.nodes, int) or not 3 <= self.nodes <= 26:
             raise ValueError(f"nodes must be an integer from 3 to 26, got {self.nodes!r}")
         if not isinstance(self.colours, int) or not 2 <= self.colours <= min(6, self.nodes):
-            raise ValueError(f"colours must be an integer from 2 to min(6, nodes), got {self.colours!r}")
+            raise ValueError(
+                f"colours must be an integer from 2 to min(6, nodes), got {self.colours!r}"
+            )
         if not isinstance(self.density, (int, float)) or not 0.1 <= self.density <= 1:
             raise ValueError(f"density must be a number from 0.1 to 1, got {self.density!r}")
 
@@ -103,12 +106,16 @@ def colourings(
         if len(colour) == len(nodes):
             found.append(dict(colour))
             return
+
         # The uncoloured node with the fewest colours left (ties: most neighbours).
         def options(n: str) -> list[int]:
             taken = {colour[m] for m in neighbours[n] if m in colour}
             return [c for c in range(1, min(k, used + 1) + 1) if c not in taken]
 
-        node = min((n for n in nodes if n not in colour), key=lambda n: (len(options(n)), -len(neighbours[n]), n))
+        node = min(
+            (n for n in nodes if n not in colour),
+            key=lambda n: (len(options(n)), -len(neighbours[n]), n),
+        )
         for c in options(node):
             colour[node] = c
             search(max(used, c))
@@ -139,7 +146,9 @@ class GraphColoringTask(Task[GraphColoringConfig]):
         classes = list(range(1, cfg.colours + 1)) + [int(c) for c in extra]
         hidden = {name: classes[int(i)] for name, i in zip(names, rng.permutation(cfg.nodes))}
         pairs: set[tuple[str, str]] = set()
-        representatives = [next(n for n in names if hidden[n] == c) for c in range(1, cfg.colours + 1)]
+        representatives = [
+            next(n for n in names if hidden[n] == c) for c in range(1, cfg.colours + 1)
+        ]
         for i, a in enumerate(representatives):
             for b in representatives[i + 1 :]:
                 pairs.add((a, b))
@@ -172,7 +181,9 @@ class GraphColoringTask(Task[GraphColoringConfig]):
             return self.malformed(answer, problem, why)
         for a, b in data["edges"]:
             if parsed[a] == parsed[b]:
-                return self.wrong(parsed, problem, f"{a} and {b} are joined and both have colour {parsed[a]}")
+                return self.wrong(
+                    parsed, problem, f"{a} and {b} are joined and both have colour {parsed[a]}"
+                )
         return self.correct(parsed, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -190,7 +201,11 @@ class GraphColoringTask(Task[GraphColoringConfig]):
             clash = dict(colour, **{a: colour[b]})
             out.append(", ".join(f"{n} = {c}" for n, c in clash.items()))
         first = next(iter(colour))
-        out.append(", ".join(f"{n} = {data['colours'] + 1 if n == first else c}" for n, c in colour.items()))
+        out.append(
+            ", ".join(
+                f"{n} = {data['colours'] + 1 if n == first else c}" for n, c in colour.items()
+            )
+        )
         return out
 
     def alternatives(self, problem: Problem) -> list[str]:

@@ -37,9 +37,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import letter_labels, name_index, parse_names
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LEVELS = {
@@ -80,7 +80,9 @@ class HamiltonianPathConfig:
             raise ValueError(f"density must be a number from 0 to 3, got {self.density!r}")
 
 
-def hamiltonian_paths(nodes: list[str], edges: list[list[str]], limit: int) -> tuple[list[list[str]], int]:
+def hamiltonian_paths(
+    nodes: list[str], edges: list[list[str]], limit: int
+) -> tuple[list[list[str]], int]:
     """Up to ``limit`` Hamiltonian paths by depth-first search (fewest onward moves first).
 
     Returns the paths (each found once per direction it was reached in) and the steps taken.

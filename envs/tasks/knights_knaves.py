@@ -40,9 +40,9 @@ import itertools
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import draw_names, name_index, parse_assignment, z3_count
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 ROLES = {"knight": True, "knave": False}
@@ -111,7 +111,9 @@ def holds(statement: list[Any], roles: tuple[bool, ...] | list[bool]) -> bool:
     if kind == "count":
         count = sum(1 for r in roles if r == statement[3])
         bound = statement[2]
-        return {"exactly": count == bound, "at least": count >= bound, "at most": count <= bound}[statement[1]]
+        return {"exactly": count == bound, "at least": count >= bound, "at most": count <= bound}[
+            statement[1]
+        ]
     raise ValueError(f"unknown statement kind {kind!r}")
 
 
@@ -136,7 +138,9 @@ def render(statement: list[Any], speaker: int, names: list[str]) -> str:
         pair = f"{who(second)} and I" if first == speaker else f"{who(first)} and {who(second)}"
         return f"{pair} are both {role(statement[3], True)}."
     if kind == "either":
-        return f"At least one of {who(statement[1])} and {who(statement[2])} is {role(statement[3])}."
+        return (
+            f"At least one of {who(statement[1])} and {who(statement[2])} is {role(statement[3])}."
+        )
     if kind == "same":
         return f"{who(statement[1])} and {who(statement[2])} are the same kind."
     if kind == "different":
@@ -169,13 +173,19 @@ def _random_statement(rng: np.random.Generator, speaker: int, n: int, complexity
 
 
 def _consistent_statement(
-    rng: np.random.Generator, speaker: int, secret: tuple[bool, ...], rival: tuple[bool, ...] | None, complexity: int
+    rng: np.random.Generator,
+    speaker: int,
+    secret: tuple[bool, ...],
+    rival: tuple[bool, ...] | None,
+    complexity: int,
 ) -> list[Any] | None:
     """A statement the secret roles make consistent for the speaker (and the rival roles do not)."""
     n = len(secret)
     for _ in range(30):
         s = _random_statement(rng, speaker, n, complexity)
-        if holds(s, secret) == secret[speaker] and (rival is None or holds(s, rival) != rival[speaker]):
+        if holds(s, secret) == secret[speaker] and (
+            rival is None or holds(s, rival) != rival[speaker]
+        ):
             return s
     return None
 
@@ -263,7 +273,11 @@ class KnightsKnavesTask(Task[KnightsKnavesConfig]):
         for i, statement in enumerate(problem.data["statements"]):
             if holds(statement, roles) != roles[i]:
                 kind = "knight" if roles[i] else "knave"
-                return self.wrong(parsed, problem, f"{names[i]} as a {kind} could not say: {render(statement, i, names)}")
+                return self.wrong(
+                    parsed,
+                    problem,
+                    f"{names[i]} as a {kind} could not say: {render(statement, i, names)}",
+                )
         return self.correct(parsed, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -291,7 +305,11 @@ class KnightsKnavesTask(Task[KnightsKnavesConfig]):
                 if kind == "if":
                     return z3.Implies(is_(s[1], s[2]), is_(s[3], s[4]))
                 count = z3.Sum([z3.If(is_(i, s[3]), 1, 0) for i in range(len(names))])
-                return {"exactly": count == s[2], "at least": count >= s[2], "at most": count <= s[2]}[s[1]]
+                return {
+                    "exactly": count == s[2],
+                    "at least": count >= s[2],
+                    "at most": count <= s[2],
+                }[s[1]]
 
             solver = z3.Solver()
             for i, s in enumerate(statements):
@@ -305,7 +323,10 @@ class KnightsKnavesTask(Task[KnightsKnavesConfig]):
         reference = problem.reference
         out = []
         for flip in reference:
-            roles = {n: (("knave" if r == "knight" else "knight") if n == flip else r) for n, r in reference.items()}
+            roles = {
+                n: (("knave" if r == "knight" else "knight") if n == flip else r)
+                for n, r in reference.items()
+            }
             out.append(", ".join(f"{n}: {r}" for n, r in roles.items()))
         return out
 

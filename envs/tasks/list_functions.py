@@ -46,9 +46,9 @@ import itertools
 from collections.abc import Callable
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import parse_int_list
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 MAX_LENGTH = 24
@@ -150,7 +150,9 @@ def run(program: list[str] | tuple[str, ...], xs: Lists) -> Lists:
     return xs
 
 
-def behaviours(inputs: list[Lists], depth: int, targets: list[Lists]) -> tuple[dict[tuple[Lists, ...], int], set[Lists]]:
+def behaviours(
+    inputs: list[Lists], depth: int, targets: list[Lists]
+) -> tuple[dict[tuple[Lists, ...], int], set[Lists]]:
     """Programs of up to ``depth`` steps, merged by behaviour on ``inputs`` (breadth first).
 
     Args:
@@ -203,7 +205,9 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
     def level_config(cls, level: int) -> ListFunctionsConfig:
         """Longer programs, longer lists and more examples with the level."""
         depth, examples, length, max_value = LEVELS[level]
-        return ListFunctionsConfig(depth=depth, examples=examples, length=length, max_value=max_value)
+        return ListFunctionsConfig(
+            depth=depth, examples=examples, length=length, max_value=max_value
+        )
 
     def _input(self, rng: np.random.Generator) -> Lists:
         cfg = self.config
@@ -232,7 +236,14 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
                     break
                 inputs.append(self._input(rng))
 
-    def _problem(self, program: list[str], inputs: list[Lists], outputs: list[Lists], test: Lists, answer: Lists) -> Problem:
+    def _problem(
+        self,
+        program: list[str],
+        inputs: list[Lists],
+        outputs: list[Lists],
+        test: Lists,
+        answer: Lists,
+    ) -> Problem:
         def show(xs: Lists) -> str:
             return "[" + ", ".join(str(x) for x in xs) + "]"
 
@@ -279,7 +290,9 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
         found: set[Lists] = set()
 
         def walk(program: tuple[str, ...], first: Lists) -> None:
-            if first == outputs[0] and all(run(program, x) == y for x, y in zip(inputs[1:], outputs[1:])):
+            if first == outputs[0] and all(
+                run(program, x) == y for x, y in zip(inputs[1:], outputs[1:])
+            ):
                 found.add(run(program, test))
             if len(program) < depth:
                 for name, f in PRIMITIVES.items():

@@ -48,12 +48,21 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import parse_int_list
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
-KINDS = ("arithmetic", "geometric", "quadratic", "affine", "interleaved", "recurrence", "cubic", "add_multiply")
+KINDS = (
+    "arithmetic",
+    "geometric",
+    "quadratic",
+    "affine",
+    "interleaved",
+    "recurrence",
+    "cubic",
+    "add_multiply",
+)
 """Rule kinds in order of difficulty; ``rules = k`` draws from those up to index k (the first two at k = 1)."""
 
 LEVELS = {
@@ -118,27 +127,59 @@ def draw_rule(rng: np.random.Generator, kind: str, scale: int) -> dict[str, Any]
     """Random parameters of one rule kind."""
     s = scale
     if kind == "arithmetic":
-        return {"kind": kind, "a": int(rng.integers(-30 * s, 100 * s + 1)), "d": _nonzero(rng, -10 * s - 5, 10 * s + 10)}
+        return {
+            "kind": kind,
+            "a": int(rng.integers(-30 * s, 100 * s + 1)),
+            "d": _nonzero(rng, -10 * s - 5, 10 * s + 10),
+        }
     if kind == "geometric":
-        return {"kind": kind, "a": _nonzero(rng, -40 * s, 60 * s), "r": (2, 3, -2, -3, 4, 5)[int(rng.integers(min(6, 3 + s)))]}
+        return {
+            "kind": kind,
+            "a": _nonzero(rng, -40 * s, 60 * s),
+            "r": (2, 3, -2, -3, 4, 5)[int(rng.integers(min(6, 3 + s)))],
+        }
     if kind == "quadratic":
-        c = [int(rng.integers(-10 * s, 20 * s + 1)), int(rng.integers(-5 * s, 5 * s + 1)), _nonzero(rng, -2 * s, 3 * s)]
+        c = [
+            int(rng.integers(-10 * s, 20 * s + 1)),
+            int(rng.integers(-5 * s, 5 * s + 1)),
+            _nonzero(rng, -2 * s, 3 * s),
+        ]
         return {"kind": kind, "c": c}
     if kind == "cubic":
-        c = [int(rng.integers(-10 * s, 10 * s + 1)), int(rng.integers(-4 * s, 4 * s + 1)), int(rng.integers(-2 * s, 2 * s + 1))]
+        c = [
+            int(rng.integers(-10 * s, 10 * s + 1)),
+            int(rng.integers(-4 * s, 4 * s + 1)),
+            int(rng.integers(-2 * s, 2 * s + 1)),
+        ]
         return {"kind": kind, "c": c + [_nonzero(rng, -s, s)]}
     if kind == "affine":
         r = (2, 3, -2, 2, 3)[int(rng.integers(5))]
-        return {"kind": kind, "t0": int(rng.integers(-5 * s, 10 * s + 1)), "r": r, "c": _nonzero(rng, -5 * s, 5 * s)}
+        return {
+            "kind": kind,
+            "t0": int(rng.integers(-5 * s, 10 * s + 1)),
+            "r": r,
+            "c": _nonzero(rng, -5 * s, 5 * s),
+        }
     if kind == "recurrence":
-        p, q = [(1, 1), (1, 2), (2, 1), (2, -1), (1, -1), (3, -1), (2, 2)][int(rng.integers(min(7, 3 + s)))]
+        p, q = [(1, 1), (1, 2), (2, 1), (2, -1), (1, -1), (3, -1), (2, 2)][
+            int(rng.integers(min(7, 3 + s)))
+        ]
         t0, t1 = int(rng.integers(-3 * s, 6 * s + 1)), int(rng.integers(-3 * s, 8 * s + 1))
         return {"kind": kind, "t0": t0, "t1": t1, "p": p, "q": q}
     if kind == "interleaved":
-        return {"kind": kind, "a": [int(rng.integers(-10 * s, 30 * s + 1)), int(rng.integers(-10 * s, 30 * s + 1))],
-                "d": [_nonzero(rng, -4 * s, 6 * s), _nonzero(rng, -4 * s, 6 * s)]}
+        return {
+            "kind": kind,
+            "a": [int(rng.integers(-10 * s, 30 * s + 1)), int(rng.integers(-10 * s, 30 * s + 1))],
+            "d": [_nonzero(rng, -4 * s, 6 * s), _nonzero(rng, -4 * s, 6 * s)],
+        }
     t0, add = int(rng.integers(1, 6 * s + 1)), _nonzero(rng, -3 * s, 5 * s)
-    return {"kind": kind, "t0": t0, "add": add, "times": int(rng.integers(2, 4)), "add_first": bool(rng.integers(2))}
+    return {
+        "kind": kind,
+        "t0": t0,
+        "add": add,
+        "times": int(rng.integers(2, 4)),
+        "add_first": bool(rng.integers(2)),
+    }
 
 
 def terms(rule: dict[str, Any], count: int) -> list[int]:
@@ -174,15 +215,21 @@ def terms(rule: dict[str, Any], count: int) -> list[int]:
 Equations = list[tuple[list[Fraction], Fraction]]
 
 
-def _equations(kind: str, t: list[int]) -> tuple[Equations, Callable[[list[Fraction], int], list[Fraction]]]:
+def _equations(
+    kind: str, t: list[int]
+) -> tuple[Equations, Callable[[list[Fraction], int], list[Fraction]]]:
     f = [Fraction(x) for x in t]
     n = len(f)
     if kind in ("arithmetic", "quadratic", "cubic"):
         degree = {"arithmetic": 1, "quadratic": 2, "cubic": 3}[kind]
         rows = [([Fraction(i**e) for e in range(degree + 1)], f[i]) for i in range(n)]
-        return rows, lambda th, k: [sum(th[e] * (n + j) ** e for e in range(degree + 1)) for j in range(k)]
+        return rows, lambda th, k: [
+            sum(th[e] * (n + j) ** e for e in range(degree + 1)) for j in range(k)
+        ]
 
-    def recur(step: Callable[[list[Fraction], list[Fraction], int], Fraction]) -> Callable[[list[Fraction], int], list[Fraction]]:
+    def recur(
+        step: Callable[[list[Fraction], list[Fraction], int], Fraction],
+    ) -> Callable[[list[Fraction], int], list[Fraction]]:
         def go(th: list[Fraction], k: int) -> list[Fraction]:
             seq = list(f)
             for _ in range(k):
@@ -194,31 +241,53 @@ def _equations(kind: str, t: list[int]) -> tuple[Equations, Callable[[list[Fract
     if kind == "geometric":
         return [([f[i]], f[i + 1]) for i in range(n - 1)], recur(lambda th, s, i: th[0] * s[-1])
     if kind == "affine":
-        return [([f[i], Fraction(1)], f[i + 1]) for i in range(n - 1)], recur(lambda th, s, i: th[0] * s[-1] + th[1])
+        return [([f[i], Fraction(1)], f[i + 1]) for i in range(n - 1)], recur(
+            lambda th, s, i: th[0] * s[-1] + th[1]
+        )
     if kind == "recurrence":
-        return [([f[i + 1], f[i]], f[i + 2]) for i in range(n - 2)], recur(lambda th, s, i: th[0] * s[-1] + th[1] * s[-2])
+        return [([f[i + 1], f[i]], f[i + 2]) for i in range(n - 2)], recur(
+            lambda th, s, i: th[0] * s[-1] + th[1] * s[-2]
+        )
     if kind == "interleaved":
         # Parameters (even start, even step, odd start, odd step).
         rows = []
         for i in range(n):
             odd, half = i % 2, i // 2
-            rows.append(([Fraction(1 - odd), Fraction(half * (1 - odd)), Fraction(odd), Fraction(half * odd)], f[i]))
+            rows.append(
+                (
+                    [
+                        Fraction(1 - odd),
+                        Fraction(half * (1 - odd)),
+                        Fraction(odd),
+                        Fraction(half * odd),
+                    ],
+                    f[i],
+                )
+            )
 
         def go(th: list[Fraction], k: int) -> list[Fraction]:
-            return [th[2 * ((n + j) % 2)] + th[2 * ((n + j) % 2) + 1] * ((n + j) // 2) for j in range(k)]
+            return [
+                th[2 * ((n + j) % 2)] + th[2 * ((n + j) % 2) + 1] * ((n + j) // 2) for j in range(k)
+            ]
 
         return rows, go
     # add_multiply with either phase: parameters (add, times); the phase is part of the kind.
     raise ValueError(kind)
 
 
-def _add_multiply_equations(t: list[int], add_first: bool) -> tuple[Equations, Callable[[list[Fraction], int], list[Fraction]]]:
+def _add_multiply_equations(
+    t: list[int], add_first: bool
+) -> tuple[Equations, Callable[[list[Fraction], int], list[Fraction]]]:
     f = [Fraction(x) for x in t]
     n = len(f)
     rows = []
     for i in range(1, n):
         adding = (i % 2 == 1) == add_first
-        rows.append(([Fraction(1), Fraction(0)], f[i] - f[i - 1]) if adding else ([Fraction(0), f[i - 1]], f[i]))
+        rows.append(
+            ([Fraction(1), Fraction(0)], f[i] - f[i - 1])
+            if adding
+            else ([Fraction(0), f[i - 1]], f[i])
+        )
 
     def go(th: list[Fraction], k: int) -> list[Fraction]:
         seq = list(f)
@@ -287,7 +356,9 @@ def continuations(shown: list[int], asked: int) -> set[tuple[Any, ...]]:
         # free ones, must not depend on them; a grid of asked + 2 points per direction decides.
         seen = set()
         for steps in itertools.product(range(asked + 2), repeat=len(basis)):
-            theta = [p + sum(k * v[i] for k, v in zip(steps, basis)) for i, p in enumerate(particular)]
+            theta = [
+                p + sum(k * v[i] for k, v in zip(steps, basis)) for i, p in enumerate(particular)
+            ]
             seen.add(tuple(predict(theta, asked)))
         out |= seen if len(seen) == 1 else {AMBIGUOUS}
     return out
@@ -334,7 +405,8 @@ class NumberSequenceTask(Task[NumberSequenceConfig]):
         prompt = (
             f"Here are the first {len(shown)} terms of an integer sequence that follows a simple rule:\n"
             f"{', '.join(str(x) for x in shown)}\n\n"
-            f"Give {what}{'' if cfg.asked == 1 else ', in order, separated by commas'}, e.g. {example}. " + ANSWER_FORMAT
+            f"Give {what}{'' if cfg.asked == 1 else ', in order, separated by commas'}, e.g. {example}. "
+            + ANSWER_FORMAT
         )
         return Problem(prompt, nxt, {"shown": shown, "asked": cfg.asked, "rule": rule})
 
@@ -347,7 +419,11 @@ class NumberSequenceTask(Task[NumberSequenceConfig]):
         asked = problem.data["asked"]
         values = parse_int_list(answer, max_items=asked)
         if values is None or len(values) != asked:
-            return self.malformed(answer, problem, f"expected {asked} integer{'s' if asked > 1 else ''} separated by commas")
+            return self.malformed(
+                answer,
+                problem,
+                f"expected {asked} integer{'s' if asked > 1 else ''} separated by commas",
+            )
         if values != list(problem.reference):
             return self.wrong(values, problem, "the continuation is wrong")
         return self.correct(values, problem)
@@ -430,7 +506,11 @@ def _refit(shown: list[int], asked: int) -> list[list[Any]]:
     # Alternating add and multiply, either phase.
     for add_first in (True, False):
         adds = {shown[i] - shown[i - 1] for i in range(1, n) if (i % 2 == 1) == add_first}
-        ratios = {Fraction(shown[i], shown[i - 1]) if shown[i - 1] else None for i in range(1, n) if (i % 2 == 1) != add_first}
+        ratios = {
+            Fraction(shown[i], shown[i - 1]) if shown[i - 1] else None
+            for i in range(1, n)
+            if (i % 2 == 1) != add_first
+        }
         if len(adds) == 1 and len(ratios) == 1 and None not in ratios:
             add, times = adds.pop(), ratios.pop()
             seq = list(shown)

@@ -36,8 +36,8 @@ import functools
 import re
 
 import numpy as np
-
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 MAX_POLY_CHARS = 600
@@ -136,7 +136,9 @@ def sympy_equal(parsed: dict[int, int], product: str) -> bool:
     import sympy
 
     x = sympy.Symbol("x")
-    answer = sympy.Poly(sum((sympy.Integer(c) * x**p for p, c in parsed.items()), sympy.Integer(0)), x)
+    answer = sympy.Poly(
+        sum((sympy.Integer(c) * x**p for p, c in parsed.items()), sympy.Integer(0)), x
+    )
     return (answer - _expanded(product)).is_zero
 
 

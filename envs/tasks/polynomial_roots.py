@@ -36,7 +36,6 @@ import dataclasses
 from fractions import Fraction
 
 import numpy as np
-
 from palaestra.envs.tasks._answers import (
     decimal_text,
     number_text,
@@ -46,6 +45,7 @@ from palaestra.envs.tasks._answers import (
 )
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.polynomial_expansion import multiply, poly_text
+
 from palaestra.verdict import Verdict
 
 

@@ -38,9 +38,9 @@ import functools
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import parse_label, z3_module
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 ATOMS = "pqrstuvw"
@@ -163,7 +163,9 @@ class PropositionalEntailmentTask(Task[PropositionalEntailmentConfig]):
         full = (1 << (1 << n)) - 1
         want = bool(rng.integers(2))
         while True:
-            premises = [_formula(rng, atoms, self.config.depth) for _ in range(self.config.premises)]
+            premises = [
+                _formula(rng, atoms, self.config.depth) for _ in range(self.config.premises)
+            ]
             models = full
             for p in premises:
                 models &= table(p, n)
@@ -172,7 +174,11 @@ class PropositionalEntailmentTask(Task[PropositionalEntailmentConfig]):
             shown = {render(p) for p in premises}
             fallback = None
             for _ in range(CONCLUSION_TRIES):
-                conclusion = _formula(rng, atoms, max(1, self.config.depth - 1) if rng.random() < 0.5 else self.config.depth)
+                conclusion = _formula(
+                    rng,
+                    atoms,
+                    max(1, self.config.depth - 1) if rng.random() < 0.5 else self.config.depth,
+                )
                 truth = table(conclusion, n)
                 if truth in (0, full) or render(conclusion) in shown:
                     continue
@@ -193,7 +199,8 @@ class PropositionalEntailmentTask(Task[PropositionalEntailmentConfig]):
             f"Premises:\n{lines}\n"
             f"Conclusion: {render(conclusion)}\n\n"
             "Do the premises entail the conclusion, that is, is the conclusion true under every assignment "
-            "that makes all the premises true? Answer yes or no, e.g. <answer>no</answer>. " + ANSWER_FORMAT
+            "that makes all the premises true? Answer yes or no, e.g. <answer>no</answer>. "
+            + ANSWER_FORMAT
         )
         return Problem(prompt, answer, {"atoms": n, "premises": premises, "conclusion": conclusion})
 
@@ -223,7 +230,9 @@ class PropositionalEntailmentTask(Task[PropositionalEntailmentConfig]):
             if f[0] == "not":
                 return z3.Not(encode(f[1]))
             a, b = encode(f[1]), encode(f[2])
-            return {"and": z3.And(a, b), "or": z3.Or(a, b), "imp": z3.Implies(a, b), "iff": a == b}[f[0]]
+            return {"and": z3.And(a, b), "or": z3.Or(a, b), "imp": z3.Implies(a, b), "iff": a == b}[
+                f[0]
+            ]
 
         solver = z3.Solver()
         solver.add(*[encode(p) for p in data["premises"]])

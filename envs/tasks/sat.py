@@ -39,9 +39,9 @@ import string
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import name_index, parse_assignment, z3_count
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 VALUES = {"1": True, "0": False, "true": True, "false": False, "t": True, "f": False}
@@ -78,8 +78,12 @@ class SatConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.variables, int) or not 2 <= self.variables <= 40:
             raise ValueError(f"variables must be an integer from 2 to 40, got {self.variables!r}")
-        if not isinstance(self.clause_size, int) or not 2 <= self.clause_size <= min(5, self.variables):
-            raise ValueError(f"clause_size must be an integer from 2 to min(5, variables), got {self.clause_size!r}")
+        if not isinstance(self.clause_size, int) or not 2 <= self.clause_size <= min(
+            5, self.variables
+        ):
+            raise ValueError(
+                f"clause_size must be an integer from 2 to min(5, variables), got {self.clause_size!r}"
+            )
         if not isinstance(self.ratio, (int, float)) or not 0.5 <= self.ratio <= 8:
             raise ValueError(f"ratio must be a number from 0.5 to 8, got {self.ratio!r}")
 
@@ -138,7 +142,8 @@ class SatTask(Task[SatConfig]):
             "A clause is true when at least one of its literals is true; ~x means 'not x'.\n"
             f"{lines}\n\n"
             "Give every variable a value, 1 for true and 0 for false, as 'name = value' separated by commas, "
-            "e.g. <answer>m = 1, z = 0</answer>. Any satisfying assignment is accepted. " + ANSWER_FORMAT
+            "e.g. <answer>m = 1, z = 0</answer>. Any satisfying assignment is accepted. "
+            + ANSWER_FORMAT
         )
         return Problem(prompt, reference, {"names": names, "clauses": clauses})
 
@@ -159,7 +164,9 @@ class SatTask(Task[SatConfig]):
         values = [parsed[name] for name in names]
         for i, clause in enumerate(problem.data["clauses"]):
             if not any(values[abs(lit) - 1] == (lit > 0) for lit in clause):
-                return self.wrong(parsed, problem, f"clause {i + 1} ({self._clause_text(clause, names)}) is false")
+                return self.wrong(
+                    parsed, problem, f"clause {i + 1} ({self._clause_text(clause, names)}) is false"
+                )
         return self.correct(parsed, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -170,7 +177,11 @@ class SatTask(Task[SatConfig]):
             x = [z3.Bool(name) for name in names]
             solver = z3.Solver()
             for clause in clauses:
-                solver.add(z3.Or([x[abs(lit) - 1] if lit > 0 else z3.Not(x[abs(lit) - 1]) for lit in clause]))
+                solver.add(
+                    z3.Or(
+                        [x[abs(lit) - 1] if lit > 0 else z3.Not(x[abs(lit) - 1]) for lit in clause]
+                    )
+                )
             return solver, x
 
         return Certificate(z3_count(build))
@@ -202,7 +213,12 @@ class SatTask(Task[SatConfig]):
                     other[j] = not other[j]
                 if satisfied(clauses, other) == len(clauses) and len(out) < 3:
                     out.append(", ".join(f"{name} = {int(v)}" for name, v in zip(names, other)))
-        out.append("; ".join(f"{name.upper()}: {'true' if v else 'false'}" for name, v in reversed(list(zip(names, hidden)))))
+        out.append(
+            "; ".join(
+                f"{name.upper()}: {'true' if v else 'false'}"
+                for name, v in reversed(list(zip(names, hidden)))
+            )
+        )
         out.append("\n".join(f"{name}={'T' if v else 'F'}" for name, v in zip(names, hidden)))
         return out
 

@@ -40,9 +40,9 @@ import re
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS, clean, z3_count
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LEVELS = {
@@ -93,7 +93,11 @@ def holds(s: list[Any], truth: tuple[bool, ...] | list[bool]) -> bool:
     true_count = sum(truth)
     if kind == "count":
         counted = true_count if s[3] else len(truth) - true_count
-        return {"exactly": counted == s[2], "at least": counted >= s[2], "at most": counted <= s[2]}[s[1]]
+        return {
+            "exactly": counted == s[2],
+            "at least": counted >= s[2],
+            "at most": counted <= s[2],
+        }[s[1]]
     if kind == "is":
         return truth[s[1]] == s[2]
     if kind == "both":
@@ -153,7 +157,12 @@ def _random_statement(rng: np.random.Generator, n: int, complexity: int) -> list
     kind = kinds[int(rng.integers(len(kinds)))]
     if kind == "count":
         op = ("exactly", "at least", "at most")[int(rng.integers(3))]
-        return ["count", op, int(rng.integers(1 if op != "exactly" else 0, n + 1)), bool(rng.random() < 0.7)]
+        return [
+            "count",
+            op,
+            int(rng.integers(1 if op != "exactly" else 0, n + 1)),
+            bool(rng.random() < 0.7),
+        ]
     if kind in ("is", "first", "last"):
         out = [kind, int(rng.integers(n))]
         return out + [bool(rng.integers(2))] if kind == "is" else out
@@ -211,7 +220,9 @@ class _Table:
         self.count = self.truth.sum(axis=1)
         # before[:, i]: some statement before i is true; after[:, i]: some statement after i is.
         none = np.zeros((1 << n, 1), bool)
-        self.before = np.concatenate([none, np.logical_or.accumulate(self.truth, axis=1)[:, :-1]], axis=1)
+        self.before = np.concatenate(
+            [none, np.logical_or.accumulate(self.truth, axis=1)[:, :-1]], axis=1
+        )
         later = np.logical_or.accumulate(self.truth[:, ::-1], axis=1)[:, ::-1]
         self.after = np.concatenate([later[:, 1:], none], axis=1)
 
@@ -220,7 +231,11 @@ class _Table:
         t, kind = self.truth, s[0]
         if kind == "count":
             counted = self.count if s[3] else self.n - self.count
-            return {"exactly": counted == s[2], "at least": counted >= s[2], "at most": counted <= s[2]}[s[1]]
+            return {
+                "exactly": counted == s[2],
+                "at least": counted >= s[2],
+                "at most": counted <= s[2],
+            }[s[1]]
         if kind == "is":
             return t[:, s[1]] == s[2]
         if kind == "both":
@@ -268,7 +283,9 @@ class SelfReferenceTask(Task[SelfReferenceConfig]):
             secret = tuple(bool(x) for x in rng.integers(0, 2, size=n))
             statements: list[Any] = []
             for i in range(n):
-                statements.append(_consistent_statement(rng, i, secret, None, statements, complexity))
+                statements.append(
+                    _consistent_statement(rng, i, secret, None, statements, complexity)
+                )
             if any(s is None for s in statements):
                 continue
             agree = [table.agrees(s, i) for i, s in enumerate(statements)]
@@ -278,7 +295,9 @@ class SelfReferenceTask(Task[SelfReferenceConfig]):
                     return statements
                 rival = next(table.assignment(r) for r in rows[:2] if table.assignment(r) != secret)
                 index = int(rng.integers(n))
-                replacement = _consistent_statement(rng, index, secret, rival, statements, complexity)
+                replacement = _consistent_statement(
+                    rng, index, secret, rival, statements, complexity
+                )
                 if replacement is not None:
                     statements[index] = replacement
                     agree[index] = table.agrees(replacement, index)
@@ -318,15 +337,21 @@ class SelfReferenceTask(Task[SelfReferenceConfig]):
         else:
             tokens = re.split(r"\s*,\s*|\s+", body)
             if not body or any(not t.isdigit() or len(t) > 3 for t in tokens):
-                return self.malformed(answer, problem, "expected statement numbers separated by commas, or none")
+                return self.malformed(
+                    answer, problem, "expected statement numbers separated by commas, or none"
+                )
             numbers = [int(t) for t in tokens]
             if len(set(numbers)) != len(numbers) or any(not 1 <= x <= n for x in numbers):
-                return self.malformed(answer, problem, f"numbers must be distinct and from 1 to {n}")
+                return self.malformed(
+                    answer, problem, f"numbers must be distinct and from 1 to {n}"
+                )
         truth = tuple(i + 1 in numbers for i in range(n))
         for i, s in enumerate(statements):
             if holds(s, truth) != truth[i]:
                 state = "true" if truth[i] else "false"
-                return self.wrong(sorted(numbers), problem, f"statement {i + 1} cannot be {state}: {render(s, i)}")
+                return self.wrong(
+                    sorted(numbers), problem, f"statement {i + 1} cannot be {state}: {render(s, i)}"
+                )
         return self.correct(sorted(numbers), problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -342,7 +367,11 @@ class SelfReferenceTask(Task[SelfReferenceConfig]):
                 kind = s[0]
                 if kind == "count":
                     counted = count if s[3] else n - count
-                    return {"exactly": counted == s[2], "at least": counted >= s[2], "at most": counted <= s[2]}[s[1]]
+                    return {
+                        "exactly": counted == s[2],
+                        "at least": counted >= s[2],
+                        "at most": counted <= s[2],
+                    }[s[1]]
                 if kind == "is":
                     return t[s[1]] if s[2] else z3.Not(t[s[1]])
                 if kind == "both":

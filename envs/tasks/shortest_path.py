@@ -39,9 +39,9 @@ import heapq
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import letter_labels, name_index, parse_names
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LEVELS = {
@@ -112,7 +112,9 @@ def dijkstra(adj: dict[str, dict[str, int]], source: str) -> tuple[dict[str, int
     return dist, relaxations
 
 
-def shortest_paths(adj: dict[str, dict[str, int]], source: str, target: str, limit: int) -> list[list[str]]:
+def shortest_paths(
+    adj: dict[str, dict[str, int]], source: str, target: str, limit: int
+) -> list[list[str]]:
     """Up to ``limit`` distinct shortest paths, walking back from the target along tight edges."""
     dist, _ = dijkstra(adj, source)
     out: list[list[str]] = []
@@ -163,9 +165,15 @@ class ShortestPathTask(Task[ShortestPathConfig]):
         adj = adjacency(edges)
         source = names[int(rng.integers(cfg.nodes))]
         dist, _ = dijkstra(adj, source)
-        hops = {node: len(shortest_paths(adj, source, node, 1)[0]) - 1 for node in names if node != source}
+        hops = {
+            node: len(shortest_paths(adj, source, node, 1)[0]) - 1
+            for node in names
+            if node != source
+        }
         most = max(hops.values())
-        far = [node for node in sorted(hops) if hops[node] >= max(2, most - 1)] or [n for n in sorted(hops) if hops[n] == most]
+        far = [node for node in sorted(hops) if hops[node] >= max(2, most - 1)] or [
+            n for n in sorted(hops) if hops[n] == most
+        ]
         target = far[int(rng.integers(len(far)))]
         path = shortest_paths(adj, source, target, 1)[0]
         lines = "\n".join(f"{a} - {b}: {w}" for a, b, w in edges)
@@ -176,7 +184,13 @@ class ShortestPathTask(Task[ShortestPathConfig]):
             f"to {target}, separated by '->', e.g. <answer>P -> Q -> R</answer>. Any shortest route is accepted. "
             + ANSWER_FORMAT
         )
-        data = {"nodes": names, "edges": edges, "source": source, "target": target, "distance": dist[target]}
+        data = {
+            "nodes": names,
+            "edges": edges,
+            "source": source,
+            "target": target,
+            "distance": dist[target],
+        }
         return Problem(prompt, path, data)
 
     def solve(self, problem: Problem) -> str:
@@ -192,7 +206,11 @@ class ShortestPathTask(Task[ShortestPathConfig]):
         if path is None:
             return self.malformed(answer, problem, "expected town names separated by '->'")
         if path[0] != data["source"] or path[-1] != data["target"]:
-            return self.wrong(path, problem, f"the route must start at {data['source']} and end at {data['target']}")
+            return self.wrong(
+                path,
+                problem,
+                f"the route must start at {data['source']} and end at {data['target']}",
+            )
         adj = adjacency(data["edges"])
         length = 0
         for a, b in zip(path, path[1:]):
@@ -200,7 +218,9 @@ class ShortestPathTask(Task[ShortestPathConfig]):
                 return self.wrong(path, problem, f"there is no road between {a} and {b}")
             length += adj[a][b]
         if length != data["distance"]:
-            return self.wrong(path, problem, f"the route is {length} long; the shortest is {data['distance']}")
+            return self.wrong(
+                path, problem, f"the route is {length} long; the shortest is {data['distance']}"
+            )
         return self.correct(path, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -212,7 +232,10 @@ class ShortestPathTask(Task[ShortestPathConfig]):
             for a, b, w in data["edges"]:
                 dist[b] = min(dist[b], dist[a] + w)
                 dist[a] = min(dist[a], dist[b] + w)
-        ok = dist[data["target"]] == data["distance"] and self.check(" -> ".join(problem.reference), problem).correct
+        ok = (
+            dist[data["target"]] == data["distance"]
+            and self.check(" -> ".join(problem.reference), problem).correct
+        )
         return Certificate(1 if ok else 0)
 
     def mutations(self, problem: Problem) -> list[str]:

@@ -43,9 +43,9 @@ import functools
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import parse_label, z3_module
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LABELS = {"true": "True", "false": "False", "unknown": "Unknown"}
@@ -65,8 +65,39 @@ LEVELS = {
 }
 """(kinds, premises, chain length) by level."""
 
-_ONSETS = ("b", "bl", "br", "d", "dr", "f", "fl", "g", "gl", "gr", "j", "k", "kr", "l", "m", "n", "p", "pl", "pr",
-           "r", "s", "sk", "sl", "sn", "sp", "st", "t", "tr", "v", "w", "z")
+_ONSETS = (
+    "b",
+    "bl",
+    "br",
+    "d",
+    "dr",
+    "f",
+    "fl",
+    "g",
+    "gl",
+    "gr",
+    "j",
+    "k",
+    "kr",
+    "l",
+    "m",
+    "n",
+    "p",
+    "pl",
+    "pr",
+    "r",
+    "s",
+    "sk",
+    "sl",
+    "sn",
+    "sp",
+    "st",
+    "t",
+    "tr",
+    "v",
+    "w",
+    "z",
+)
 _VOWELS = ("a", "e", "i", "o", "u", "oo", "ee", "ai")
 _CODAS = ("b", "d", "g", "k", "m", "n", "p", "rp", "rk", "t", "mp", "nk", "lt", "rn", "ft")
 
@@ -90,14 +121,19 @@ class SyllogismConfig:
             raise ValueError(f"kinds must be an integer from 3 to 8, got {self.kinds!r}")
         if not isinstance(self.premises, int) or not 2 <= self.premises <= 12:
             raise ValueError(f"premises must be an integer from 2 to 12, got {self.premises!r}")
-        if not isinstance(self.chain, int) or not 1 <= self.chain <= min(6, self.kinds - 1, self.premises):
-            raise ValueError(f"chain must be an integer from 1 to min(6, kinds - 1, premises), got {self.chain!r}")
+        if not isinstance(self.chain, int) or not 1 <= self.chain <= min(
+            6, self.kinds - 1, self.premises
+        ):
+            raise ValueError(
+                f"chain must be an integer from 1 to min(6, kinds - 1, premises), got {self.chain!r}"
+            )
 
 
 def made_up_words(rng: np.random.Generator, n: int) -> list[str]:
     """``n`` distinct pronounceable made-up plural nouns."""
     words: list[str] = []
     while len(words) < n:
+
         def pick(options: tuple[str, ...]) -> str:
             return options[int(rng.integers(len(options)))]
 
@@ -114,8 +150,12 @@ def render(statement: list[Any], words: list[str]) -> str:
     """``["all", 0, 1]`` -> "All blips are vorns"."""
     form, x, y = statement
     a, b = words[x], words[y]
-    return {"all": f"All {a} are {b}", "no": f"No {a} are {b}", "some": f"Some {a} are {b}",
-            "some_not": f"Some {a} are not {b}"}[form]
+    return {
+        "all": f"All {a} are {b}",
+        "no": f"No {a} are {b}",
+        "some": f"Some {a} are {b}",
+        "some_not": f"Some {a} are not {b}",
+    }[form]
 
 
 # --- the generator's reasoner: sets of Venn regions as bitmasks ------------------------------
@@ -199,7 +239,10 @@ class SyllogismTask(Task[SyllogismConfig]):
                 tries += 1
                 x, y = (int(t) for t in rng.choice(m, size=2, replace=False))
                 candidate = [FORMS[int(rng.integers(4))], x, y]
-                if candidate not in premises and label(premises + [candidate], ["all", x, x], m) is not None:
+                if (
+                    candidate not in premises
+                    and label(premises + [candidate], ["all", x, x], m) is not None
+                ):
                     premises.append(candidate)
             if len(premises) == count and label(premises, ["all", 0, 0], m) is not None:
                 return [premises[int(i)] for i in rng.permutation(count)]
@@ -209,7 +252,9 @@ class SyllogismTask(Task[SyllogismConfig]):
         m = self.config.kinds
         words = made_up_words(rng, m)
         premises = self._premises(rng)
-        stated = {(f, x, y) for f, x, y in premises} | {(f, y, x) for f, x, y in premises if f in ("no", "some")}
+        stated = {(f, x, y) for f, x, y in premises} | {
+            (f, y, x) for f, x, y in premises if f in ("no", "some")
+        }
         by_label: dict[str, list[list[Any]]] = {"True": [], "False": [], "Unknown": []}
         for x in range(m):
             for y in range(m):
@@ -234,7 +279,11 @@ class SyllogismTask(Task[SyllogismConfig]):
             "premises, and Unknown if neither follows. Give one word: True, False or Unknown, e.g. "
             "<answer>Unknown</answer>. " + ANSWER_FORMAT
         )
-        return Problem(prompt, answer, {"kinds": m, "words": words, "premises": premises, "statement": statement})
+        return Problem(
+            prompt,
+            answer,
+            {"kinds": m, "words": words, "premises": premises, "statement": statement},
+        )
 
     def solve(self, problem: Problem) -> str:
         """Venn-region reasoning."""
@@ -258,7 +307,11 @@ class SyllogismTask(Task[SyllogismConfig]):
         filled = {r: z3.Bool(f"r{r}") for r in range(1, 1 << m)}
 
         def regions(form: str, x: int, y: int) -> list[int]:
-            return [r for r in filled if r >> x & 1 and (r >> y & 1 if form in ("no", "some") else not r >> y & 1)]
+            return [
+                r
+                for r in filled
+                if r >> x & 1 and (r >> y & 1 if form in ("no", "some") else not r >> y & 1)
+            ]
 
         def formula(statement: list[Any]):
             form, x, y = statement

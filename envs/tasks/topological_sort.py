@@ -43,9 +43,15 @@ import re
 from typing import Any
 
 import numpy as np
-
-from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS, clean, letter_labels, name_index, parse_names
+from palaestra.envs.tasks._logic import (
+    MAX_ANSWER_CHARS,
+    clean,
+    letter_labels,
+    name_index,
+    parse_names,
+)
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 LEVELS = {
@@ -200,13 +206,19 @@ class TopologicalSortTask(Task[TopologicalSortConfig]):
         cycle = _CYCLE.match(body)
         listed = parse_names(cycle.group(1) if cycle else body, name_index(names), SEPARATORS)
         if listed is None:
-            return self.malformed(answer, problem, "expected task names separated by commas (after 'cycle:' for a cycle)")
+            return self.malformed(
+                answer,
+                problem,
+                "expected task names separated by commas (after 'cycle:' for a cycle)",
+            )
         rules = {(a, b) for a, b in edges}
         if cycle:
             if len(listed) > 2 and listed[0] == listed[-1]:
                 listed = listed[:-1]
             if len(set(listed)) != len(listed) or len(listed) < 2:
-                return self.wrong(listed, problem, "a cycle lists at least two distinct tasks once each")
+                return self.wrong(
+                    listed, problem, "a cycle lists at least two distinct tasks once each"
+                )
             for a, b in zip(listed, listed[1:] + listed[:1]):
                 if (a, b) not in rules:
                     return self.wrong(listed, problem, f"no rule says {a} must come before {b}")
@@ -244,7 +256,10 @@ class TopologicalSortTask(Task[TopologicalSortConfig]):
                     colour[child] = 1
                     stack.append((child, iter(after[child])))
         expected = "cycle" if has_cycle else "order"
-        ok = problem.reference["kind"] == expected and self.check(self.solve(problem), problem).correct
+        ok = (
+            problem.reference["kind"] == expected
+            and self.check(self.solve(problem), problem).correct
+        )
         return Certificate(1 if ok else 0)
 
     def _reference_text(self, problem: Problem) -> str:

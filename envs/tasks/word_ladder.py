@@ -39,9 +39,9 @@ import string
 from collections import deque
 
 import numpy as np
-
 from palaestra.envs.tasks._words import words_of_length
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 MAX_LADDER = 64

@@ -46,18 +46,30 @@ import re
 from typing import Any
 
 import numpy as np
-
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS, split_items, z3_count
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+
 from palaestra.verdict import Verdict
 
 CATEGORIES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "colour": ("the person in the {} house", ("red", "green", "blue", "yellow", "white", "purple", "grey")),
-    "nationality": ("the {}", ("Brit", "Swede", "Dane", "Norwegian", "German", "Spaniard", "Italian")),
+    "colour": (
+        "the person in the {} house",
+        ("red", "green", "blue", "yellow", "white", "purple", "grey"),
+    ),
+    "nationality": (
+        "the {}",
+        ("Brit", "Swede", "Dane", "Norwegian", "German", "Spaniard", "Italian"),
+    ),
     "pet": ("the {} owner", ("dog", "cat", "bird", "horse", "fish", "rabbit", "hamster")),
     "drink": ("the {} drinker", ("tea", "coffee", "milk", "juice", "water", "cocoa", "lemonade")),
-    "hobby": ("the person who enjoys {}", ("chess", "tennis", "painting", "golf", "hiking", "cycling", "knitting")),
-    "food": ("the person who likes {}", ("pizza", "pasta", "sushi", "curry", "tacos", "salad", "soup")),
+    "hobby": (
+        "the person who enjoys {}",
+        ("chess", "tennis", "painting", "golf", "hiking", "cycling", "knitting"),
+    ),
+    "food": (
+        "the person who likes {}",
+        ("pizza", "pasta", "sushi", "curry", "tacos", "salad", "soup"),
+    ),
 }
 """Category -> (how a person with a value is named, the values). Values are unique across categories."""
 
@@ -101,7 +113,9 @@ class ZebraConfig:
         if not isinstance(self.houses, int) or not 2 <= self.houses <= 7:
             raise ValueError(f"houses must be an integer from 2 to 7, got {self.houses!r}")
         if not isinstance(self.categories, int) or not 2 <= self.categories <= len(CATEGORIES):
-            raise ValueError(f"categories must be an integer from 2 to {len(CATEGORIES)}, got {self.categories!r}")
+            raise ValueError(
+                f"categories must be an integer from 2 to {len(CATEGORIES)}, got {self.categories!r}"
+            )
         if not isinstance(self.relative, (int, float)) or not 0 <= self.relative <= 1:
             raise ValueError(f"relative must be a number from 0 to 1, got {self.relative!r}")
         if not isinstance(self.prune, bool):
@@ -294,7 +308,9 @@ class ZebraTask(Task[ZebraConfig]):
         categories = [list(CATEGORIES)[c] for c in chosen]
         values = []
         for c in categories:
-            picked = sorted(int(v) for v in rng.choice(len(CATEGORIES[c][1]), size=n, replace=False))
+            picked = sorted(
+                int(v) for v in rng.choice(len(CATEGORIES[c][1]), size=n, replace=False)
+            )
             values.append([CATEGORIES[c][1][v] for v in picked])
         where = [0] * (n * m)
         for c in range(m):
@@ -319,7 +335,10 @@ class ZebraTask(Task[ZebraConfig]):
                     clues = trial
         order = rng.permutation(len(clues))
         clues = [clues[int(i)] for i in order]
-        solution = {str(h + 1): sorted(values[i // n][i % n] for i in range(n * m) if where[i] == h) for h in range(n)}
+        solution = {
+            str(h + 1): sorted(values[i // n][i % n] for i in range(n * m) if where[i] == h)
+            for h in range(n)
+        }
         data = {"houses": n, "categories": categories, "values": values, "clues": clues}
         return Problem(self._prompt(data), solution, data)
 
@@ -416,7 +435,11 @@ class ZebraTask(Task[ZebraConfig]):
             return self.malformed(answer, problem, why)
         for i, clue in enumerate(problem.data["clues"]):
             if not holds(clue, where):
-                return self.wrong(answer, problem, f"clue {i + 1} is not satisfied: {self._render(clue, problem.data)}")
+                return self.wrong(
+                    answer,
+                    problem,
+                    f"clue {i + 1} is not satisfied: {self._render(clue, problem.data)}",
+                )
         return self.correct(answer, problem)
 
     def certify(self, problem: Problem) -> Certificate:
@@ -439,8 +462,15 @@ class ZebraTask(Task[ZebraConfig]):
                     solver.add(a != clue[2])
                 else:
                     b = house[clue[2]]
-                    solver.add({"same": a == b, "not_same": a != b, "left": a + 1 == b, "before": a < b,
-                                "next": z3.Or(a + 1 == b, b + 1 == a)}[kind])
+                    solver.add(
+                        {
+                            "same": a == b,
+                            "not_same": a != b,
+                            "left": a + 1 == b,
+                            "before": a < b,
+                            "next": z3.Or(a + 1 == b, b + 1 == a),
+                        }[kind]
+                    )
             return solver, house
 
         return Certificate(z3_count(build))
@@ -456,7 +486,9 @@ class ZebraTask(Task[ZebraConfig]):
             swapped = []
             for line in lines:
                 head, items = line.split(": ")
-                parts = [second if v == first else first if v == second else v for v in items.split(", ")]
+                parts = [
+                    second if v == first else first if v == second else v for v in items.split(", ")
+                ]
                 swapped.append(f"{head}: {', '.join(parts)}")
             out.append("\n".join(swapped))
         return out

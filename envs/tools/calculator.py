@@ -38,11 +38,12 @@ import json
 import operator
 from typing import Any
 
+from palaestra.envs.tasks.arithmetic import ANSWER_FORMAT, extract_integer
+
 from palaestra.core import INVALID_ACTION_PENALTY, Message, Step, user
 from palaestra.parsers import ParsedAction
 from palaestra.tools import Tool, ToolEnv, tool
 from palaestra.verdict import Status, Verdict
-from palaestra.envs.tasks.arithmetic import ANSWER_FORMAT, extract_integer
 
 CORRECT_REWARD = 1.0
 MAX_EXPRESSION_CHARS = 500
@@ -75,7 +76,9 @@ def evaluate(expression: str) -> int | float:
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise ValueError(f"the expression is longer than {MAX_EXPRESSION_CHARS} characters")
     try:
-        tree = ast.parse(expression.replace("^", "**").replace("×", "*").replace("÷", "/"), mode="eval")
+        tree = ast.parse(
+            expression.replace("^", "**").replace("×", "*").replace("÷", "/"), mode="eval"
+        )
     except SyntaxError as e:
         raise ValueError(f"not an arithmetic expression: {e.msg}") from e
     return _eval(tree.body)
@@ -96,7 +99,9 @@ def _eval(node: ast.AST) -> int | float:
         if isinstance(result, complex):
             raise ValueError("the result is not a real number")
         return result
-    raise ValueError(f"unsupported element {type(node).__name__}; use numbers and + - * / // % ** ( )")
+    raise ValueError(
+        f"unsupported element {type(node).__name__}; use numbers and + - * / // % ** ( )"
+    )
 
 
 @tool
@@ -162,8 +167,14 @@ class CalculatorEnv(ToolEnv):
         if status is Status.CORRECT and answer != self.value:
             status, reason = Status.INCORRECT, f"{answer} is wrong"
         score = CORRECT_REWARD if status is Status.CORRECT else 0.0
-        verdict = Verdict(score, status, answer=answer, reference=self.value,
-                          reason=reason or "correct", verifier="integer")
+        verdict = Verdict(
+            score,
+            status,
+            answer=answer,
+            reference=self.value,
+            reason=reason or "correct",
+            verifier="integer",
+        )
         return self.finish(verdict)
 
     def oracle_action(self) -> str:

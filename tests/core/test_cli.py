@@ -94,7 +94,11 @@ def test_play_in_a_terminal(palaestra_script, subprocess_env):
 @pytest.mark.timeout(60)
 def test_play_shows_the_board_and_quits(palaestra_script, subprocess_env):
     child = pexpect.spawn(
-        palaestra_script, ["play", "GuessNumber-v0", "--seed", "1"], encoding="utf-8", timeout=30, env=subprocess_env(TERM="dumb")
+        palaestra_script,
+        ["play", "GuessNumber-v0", "--seed", "1"],
+        encoding="utf-8",
+        timeout=30,
+        env=subprocess_env(TERM="dumb"),
     )
     child.expect("you> ")
     child.sendline(":board")
@@ -109,7 +113,13 @@ def test_play_shows_the_board_and_quits(palaestra_script, subprocess_env):
 
 @pytest.mark.timeout(60)
 def test_play_ends_cleanly_at_end_of_input(palaestra_script, subprocess_env):
-    child = pexpect.spawn(palaestra_script, ["play", "Arithmetic-v0", "--seed", "1"], encoding="utf-8", timeout=30, env=subprocess_env(TERM="dumb"))
+    child = pexpect.spawn(
+        palaestra_script,
+        ["play", "Arithmetic-v0", "--seed", "1"],
+        encoding="utf-8",
+        timeout=30,
+        env=subprocess_env(TERM="dumb"),
+    )
     child.expect("you> ")
     child.sendeof()
     child.expect("bye")

@@ -18,7 +18,9 @@ HEAVY = ("torch", "transformers", "docker", "vllm", "sympy", "math_verify", "dat
 
 
 def _probe(env) -> dict:
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env(), check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, env=env(), check=True
+    )
     return json.loads(out.stdout)
 
 
@@ -26,7 +28,9 @@ def test_import_pulls_in_nothing_heavy_and_no_env_family(subprocess_env):
     modules = _probe(subprocess_env)["modules"]
     for heavy in HEAVY:
         assert heavy not in modules, f"import palaestra imported {heavy}"
-    families = [m for m in modules if m.startswith("palaestra.envs") or m.startswith("palaestra.verifiers")]
+    families = [
+        m for m in modules if m.startswith("palaestra.envs") or m.startswith("palaestra.verifiers")
+    ]
     assert families == [], f"import palaestra imported env families or verifiers: {families}"
     for part in ("palaestra.agents", "palaestra.trainers", "palaestra.sandbox"):
         assert part not in modules

@@ -27,7 +27,16 @@ def wheel(tmp_path_factory, repo_root, subprocess_env) -> Path:
     out = tmp_path_factory.mktemp("dist")
     build_dir = tmp_path_factory.mktemp("build")
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(repo_root)],
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(out),
+            str(repo_root),
+        ],
         check=True,
         capture_output=True,
         env=subprocess_env(),
@@ -40,7 +49,10 @@ def wheel(tmp_path_factory, repo_root, subprocess_env) -> Path:
 def test_wheel_holds_only_the_palaestra_package(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/", 1)[0] for name in names}
-    assert tops == {"palaestra", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
+    assert tops == {
+        "palaestra",
+        wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info",
+    }
     assert "palaestra/registry.yaml" in names
     for part in ("envs", "verifiers", "agents", "trainers", "sandbox"):
         assert f"palaestra/{part}/__init__.py" in names
@@ -71,6 +83,12 @@ def test_wheel_installs_and_imports_in_a_fresh_venv(wheel, tmp_path, subprocess_
 
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["file"].startswith(str(target)), result["file"]
-    assert result["tops"] == {"envs": False, "verifiers": False, "agents": False, "trainers": False, "sandbox": False}
+    assert result["tops"] == {
+        "envs": False,
+        "verifiers": False,
+        "agents": False,
+        "trainers": False,
+        "sandbox": False,
+    }
     assert result["reward"] == 1.0
     assert result["ids"] >= 3

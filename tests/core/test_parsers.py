@@ -37,8 +37,8 @@ def test_hermes_parses_calls_and_keeps_the_text():
     [
         ('<tool_call>{"name": "calc", "arguments": </tool_call>', "not valid JSON"),
         ('<tool_call>{"name": "calc"', "never closed"),
-        ("<tool_call>[1, 2]</tool_call>", "string \"name\""),
-        ('<tool_call>{"arguments": {}}</tool_call>', "string \"name\""),
+        ("<tool_call>[1, 2]</tool_call>", 'string "name"'),
+        ('<tool_call>{"arguments": {}}</tool_call>', 'string "name"'),
         ('<tool_call>{"name": "f", "arguments": [1]}</tool_call>', "JSON object"),
         ('<tool_call>{"name": "f", "arguments": "not json"}</tool_call>', "not valid JSON"),
         ("<tool_call>" + "[" * 100_000 + "</tool_call>", "not valid JSON"),
@@ -97,7 +97,11 @@ def test_fenced_blocks():
 
 def test_openai_native_calls():
     calls = [
-        {"id": "abc", "type": "function", "function": {"name": "calc", "arguments": json.dumps({"x": 1})}},
+        {
+            "id": "abc",
+            "type": "function",
+            "function": {"name": "calc", "arguments": json.dumps({"x": 1})},
+        },
         {"id": "def", "type": "function", "function": {"name": "calc", "arguments": "{"}},
         {"type": "function"},
         "junk",
@@ -109,13 +113,21 @@ def test_openai_native_calls():
 
 
 def test_auto_prefers_native_calls():
-    native = msg("text", tool_calls=[{"id": "n", "type": "function", "function": {"name": "a", "arguments": "{}"}}])
+    native = msg(
+        "text",
+        tool_calls=[{"id": "n", "type": "function", "function": {"name": "a", "arguments": "{}"}}],
+    )
     assert parse_action(native).tool_calls[0].id == "n"
-    assert parse_action('<tool_call>{"name": "b", "arguments": {}}</tool_call>').tool_calls[0].name == "b"
+    assert (
+        parse_action('<tool_call>{"name": "b", "arguments": {}}</tool_call>').tool_calls[0].name
+        == "b"
+    )
 
 
 def test_round_trip_to_openai_format():
-    call = parse_action('<tool_call>{"name": "b", "arguments": {"k": [1, 2]}}</tool_call>').tool_calls[0]
+    call = parse_action(
+        '<tool_call>{"name": "b", "arguments": {"k": [1, 2]}}</tool_call>'
+    ).tool_calls[0]
     back = OpenAIParser().parse(msg(None, tool_calls=[call.to_openai()])).tool_calls[0]
     assert back == call
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal
 
 import pytest
 
@@ -14,7 +14,9 @@ from palaestra.wrappers import ToolExecution
 
 
 @tool
-def lookup(term: str, limit: int = 3, mode: Literal["exact", "fuzzy"] = "exact", note: Optional[str] = None) -> str:
+def lookup(
+    term: str, limit: int = 3, mode: Literal["exact", "fuzzy"] = "exact", note: str | None = None
+) -> str:
     """Looks a term up.
 
     Args:
@@ -102,16 +104,29 @@ def test_async_call():
 
 def test_budget_refuses_and_then_truncates():
     budget = ToolBudget(max_calls=2, max_calls_per_turn=2)
-    three = parse_action("".join('<tool_call>{"name": "lookup", "arguments": {"term": "a"}}</tool_call>' for _ in range(3)))
+    three = parse_action(
+        "".join(
+            '<tool_call>{"name": "lookup", "arguments": {"term": "a"}}</tool_call>'
+            for _ in range(3)
+        )
+    )
     step = run_tool_turn(TOOLS, three, budget)
     assert step.info["tool_calls"] == 2 and step.info["tool_refused"] == 1 and not step.truncated
     assert "budget is spent" in step.observation[-1]["content"]
-    step = run_tool_turn(TOOLS, parse_action('<tool_call>{"name": "lookup", "arguments": {"term": "b"}}</tool_call>'), budget)
+    step = run_tool_turn(
+        TOOLS,
+        parse_action('<tool_call>{"name": "lookup", "arguments": {"term": "b"}}</tool_call>'),
+        budget,
+    )
     assert step.truncated and step.info["truncation"] == "tool_budget"
 
 
 def test_a_turn_of_failed_calls_is_invalid():
-    step = run_tool_turn(TOOLS, parse_action('<tool_call>{"name": "nope", "arguments": {}}</tool_call>'), ToolBudget())
+    step = run_tool_turn(
+        TOOLS,
+        parse_action('<tool_call>{"name": "nope", "arguments": {}}</tool_call>'),
+        ToolBudget(),
+    )
     assert step.info["invalid_action"] and step.reward_parts == {"invalid": -0.1}
 
 
@@ -123,13 +138,26 @@ def test_tool_execution_wrapper_gives_any_env_tools():
     observation, info = env.reset(seed=4)
     expression = env.unwrapped.expression
     observation, reward, terminated, truncated, info = env.step(
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "t1", "type": "function", "function": {"name": "calculator", "arguments": f'{{"expression": "{expression}"}}'}}
-        ]}
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "t1",
+                    "type": "function",
+                    "function": {
+                        "name": "calculator",
+                        "arguments": f'{{"expression": "{expression}"}}',
+                    },
+                }
+            ],
+        }
     )
     assert observation[0]["role"] == "tool" and observation[0]["tool_call_id"] == "t1"
     assert int(observation[0]["content"]) == env.unwrapped.value and not (terminated or truncated)
-    observation, reward, terminated, truncated, info = env.step(f"<answer>{observation[0]['content']}</answer>")
+    observation, reward, terminated, truncated, info = env.step(
+        f"<answer>{observation[0]['content']}</answer>"
+    )
     assert terminated and reward == 1.0 and info["success"]
 
 
@@ -137,7 +165,14 @@ def test_calculator_evaluator_is_safe():
     from palaestra.envs.tools.calculator import evaluate
 
     assert evaluate("2 ** 10 - (3 * 4) // 5") == 1022
-    for hostile in ["__import__('os').system('true')", "9**9**9**9", "(10**200)**1000", "x + 1", "1" * 600, "'a' * 3"]:
+    for hostile in [
+        "__import__('os').system('true')",
+        "9**9**9**9",
+        "(10**200)**1000",
+        "x + 1",
+        "1" * 600,
+        "'a' * 3",
+    ]:
         with pytest.raises(ValueError):
             evaluate(hostile)
     with pytest.raises(ZeroDivisionError):

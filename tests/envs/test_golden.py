@@ -16,7 +16,9 @@ _spec.loader.exec_module(golden)
 RECORDED = golden.load()
 
 
-@pytest.mark.parametrize("env_id", [s.id for s in palaestra.list_envs() if "needs-docker" not in s.tags])
+@pytest.mark.parametrize(
+    "env_id", [s.id for s in palaestra.list_envs() if "needs-docker" not in s.tags]
+)
 def test_golden_digest(env_id):
     assert env_id in RECORDED, (
         f"{env_id} has no golden digest; record it with: python tests/envs/golden.py --update {env_id}"

@@ -14,8 +14,26 @@ from palaestra.checker import garbage_actions
 GAME_IDS = [spec.id for spec in palaestra.list_envs("game") if spec.id != "GuessNumber-v0"]
 ACTIONS_PER_GAME = 2_000
 
-_GARBAGE = [action for name, action in garbage_actions() if name not in ("megabyte", "megabyte_of_tags", "tag_soup")]
-_WORDS = ["up", "reveal a1", "flag b2", "1 2", "A C", "accept", "propose 1 1 1", "bet", "fold", "cooperate", "e", "4", "crane"]
+_GARBAGE = [
+    action
+    for name, action in garbage_actions()
+    if name not in ("megabyte", "megabyte_of_tags", "tag_soup")
+]
+_WORDS = [
+    "up",
+    "reveal a1",
+    "flag b2",
+    "1 2",
+    "A C",
+    "accept",
+    "propose 1 1 1",
+    "bet",
+    "fold",
+    "cooperate",
+    "e",
+    "4",
+    "crane",
+]
 
 
 def _action(env, rng: np.random.Generator):

@@ -41,7 +41,10 @@ def test_self_play_runs_two_different_policies_through_one_episode(env_id):
 
     result = play(
         game,
-        {first: watch(first, oracle_policy(game, first)), second: watch(second, random_policy(game, second, 0))},
+        {
+            first: watch(first, oracle_policy(game, first)),
+            second: watch(second, random_policy(game, second, 0)),
+        },
         seed=3,
     )
     assert result["steps"] > 0 and not game.acting
@@ -86,7 +89,9 @@ def test_simultaneous_moves_wait_for_every_seat():
     game = make("PrisonersDilemma-v0")
     game.reset(seed=0)
     assert game.acting == ("player_0", "player_1")
-    observations, rewards, *_, infos = game.step({"player_0": "<move>defect</move>", "player_1": "no idea"})
+    observations, rewards, *_, infos = game.step(
+        {"player_0": "<move>defect</move>", "player_1": "no idea"}
+    )
     assert infos["player_1"]["invalid_action"] and rewards["player_1"] < 0
     assert game.acting == ("player_1",) and game.round == 0
     game.step({"player_1": "<move>cooperate</move>"})

@@ -10,10 +10,19 @@ import palaestra
 
 GAME_IDS = [spec.id for spec in palaestra.list_envs("game") if spec.id != "GuessNumber-v0"]
 SEEDS = (0, 1, 2)
-RANDOM_SEEDS = range(10)  # random play is cheap; more seeds keep lucky streaks from tying the oracle
+RANDOM_SEEDS = range(
+    10
+)  # random play is cheap; more seeds keep lucky streaks from tying the oracle
 
 # Level-10 oracles that take seconds per episode run in the slow lane.
-SLOW_AT_TEN = {"Game2048-v0", "Sokoban-v0", "Mastermind-v0", "SlidingPuzzle-v0", "Othello-v0", "Battleship-v0"}
+SLOW_AT_TEN = {
+    "Game2048-v0",
+    "Sokoban-v0",
+    "Mastermind-v0",
+    "SlidingPuzzle-v0",
+    "Othello-v0",
+    "Battleship-v0",
+}
 
 
 def episode(env, seed: int, policy) -> tuple[float, dict]:
@@ -28,7 +37,9 @@ def episode(env, seed: int, policy) -> tuple[float, dict]:
 
 CASES = [
     pytest.param(
-        env_id, level, id=f"{env_id}-level{level}",
+        env_id,
+        level,
+        id=f"{env_id}-level{level}",
         marks=[pytest.mark.slow] if level == 10 and env_id in SLOW_AT_TEN else [],
     )
     for env_id in GAME_IDS

@@ -75,7 +75,9 @@ def test_sokoban_pushes_but_never_pulls():
     game.targets = frozenset({w + 4})
     game.player, game.boxes, game.solved_count = w + 2, frozenset({w + 3}), 0
     _, reward, terminated, _, info = env.step("<move>right</move>")
-    assert terminated and info["success"] and info["reward_parts"] == {"progress": 0.5, "outcome": 0.5}
+    assert (
+        terminated and info["success"] and info["reward_parts"] == {"progress": 0.5, "outcome": 0.5}
+    )
     env.reset(seed=0)
     game.floor = bytearray([0] * w + ([0] + [1] * (w - 2) + [0]) * game.size + [0] * w)
     game.player, game.boxes = w + 2, frozenset({w + 1})
@@ -114,7 +116,12 @@ def test_minesweeper_deductions_are_sound():
 
 @pytest.mark.parametrize(
     ("guess", "secret", "marks"),
-    [("crane", "crane", "GGGGG"), ("speed", "abide", "--Y-Y"), ("eerie", "there", "Y-Y-G"), ("allot", "label", "YYY--")],
+    [
+        ("crane", "crane", "GGGGG"),
+        ("speed", "abide", "--Y-Y"),
+        ("eerie", "there", "Y-Y-G"),
+        ("allot", "label", "YYY--"),
+    ],
 )
 def test_wordle_feedback_handles_repeated_letters(guess, secret, marks):
     assert wordle.feedback(guess, secret) == marks

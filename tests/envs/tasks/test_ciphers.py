@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from palaestra.envs.tasks._cipher import plaintext
 from palaestra.envs.tasks.affine_cipher import AffineCipherTask, affine
 from palaestra.envs.tasks.base import Problem

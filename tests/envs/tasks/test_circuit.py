@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.circuit import BooleanCircuitTask, apply
+
 from palaestra.verdict import Status
 
 
@@ -14,7 +15,11 @@ def test_gate_semantics():
 
 def test_listed_out_of_order_the_certificate_still_evaluates():
     gates = [["g2", "AND", ["g1", "b"]], ["g1", "OR", ["a", "b"]], ["g3", "NOT", ["g2"]]]
-    problem = Problem("", {"g2": 0, "g3": 1}, {"inputs": {"a": 1, "b": 0}, "gates": gates, "outputs": ["g2", "g3"]})
+    problem = Problem(
+        "",
+        {"g2": 0, "g3": 1},
+        {"inputs": {"a": 1, "b": 0}, "gates": gates, "outputs": ["g2", "g3"]},
+    )
     task = BooleanCircuitTask.from_level(4)
     assert task.certify(problem).unique
     assert task.verify("<answer>g3 = true, g2 = false</answer>", problem).score == 1

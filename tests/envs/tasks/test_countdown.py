@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.countdown import CountdownTask, ExpressionError, parse_expression, search
 from palaestra.envs.tasks.game24 import Game24Task, brute_force, hands

@@ -5,9 +5,14 @@ from __future__ import annotations
 import collections
 
 import pytest
+from palaestra.envs.tasks.curriculum import (
+    AdaptiveLevel,
+    LevelController,
+    LevelSchedule,
+    TaskMixEnv,
+)
 
 import palaestra
-from palaestra.envs.tasks.curriculum import AdaptiveLevel, LevelController, LevelSchedule, TaskMixEnv
 
 WRONG = "<answer>definitely not it</answer>"
 
@@ -35,7 +40,9 @@ def test_schedule_rejects_bad_settings(kwargs, match):
 
 
 def test_controller_moves_only_on_a_full_window_and_restarts_it():
-    controller = LevelController(LevelSchedule(window=3, raise_at=0.6, lower_at=0.4, max_level=4), level=3)
+    controller = LevelController(
+        LevelSchedule(window=3, raise_at=0.6, lower_at=0.4, max_level=4), level=3
+    )
     for _ in range(2):
         controller.record(True)
         assert controller.advance() == 0  # the window is not full yet
@@ -52,7 +59,9 @@ def test_controller_moves_only_on_a_full_window_and_restarts_it():
 
 
 def test_adaptive_level_rises_with_success_between_episodes_only():
-    env = AdaptiveLevel(palaestra.make("KnightsKnaves-v0", level=1), window=3, raise_at=0.6, lower_at=0.2)
+    env = AdaptiveLevel(
+        palaestra.make("KnightsKnaves-v0", level=1), window=3, raise_at=0.6, lower_at=0.2
+    )
     levels = []
     for seed in range(7):
         reset_info, info = play(env, seed, answer_well=True)
@@ -64,20 +73,26 @@ def test_adaptive_level_rises_with_success_between_episodes_only():
 
 
 def test_adaptive_level_falls_with_failure_and_respects_the_floor():
-    env = AdaptiveLevel(palaestra.make("Syllogism-v0", level=3), window=2, raise_at=0.9, lower_at=0.4, min_level=2)
+    env = AdaptiveLevel(
+        palaestra.make("Syllogism-v0", level=3), window=2, raise_at=0.9, lower_at=0.4, min_level=2
+    )
     levels = [play(env, seed, answer_well=False)[1]["level"] for seed in range(8)]
     assert levels == [3, 3, 2, 2, 2, 2, 2, 2]
     assert env.level == 2
 
 
 def test_adaptive_level_keeps_explicit_knobs():
-    env = AdaptiveLevel(palaestra.make("KnightsKnaves-v0", level=1, people=5), window=1, raise_at=0.5, lower_at=0.0)
+    env = AdaptiveLevel(
+        palaestra.make("KnightsKnaves-v0", level=1, people=5), window=1, raise_at=0.5, lower_at=0.0
+    )
     for seed in range(3):
         play(env, seed, answer_well=True)
     env.reset(seed=9)
     assert env.level == 4
     assert env.unwrapped.task.config.people == 5
-    assert env.unwrapped.task.config.complexity == env.unwrapped.task_class.level_config(4).complexity
+    assert (
+        env.unwrapped.task.config.complexity == env.unwrapped.task_class.level_config(4).complexity
+    )
 
 
 def test_adaptive_level_ignores_masked_episodes():
@@ -131,7 +146,14 @@ def test_mixture_reports_per_family_statistics():
 
 
 def test_adaptive_mixture_moves_each_family_separately():
-    env = TaskMixEnv(families=["Sat-v0", "Syllogism-v0"], level=2, adaptive=True, window=2, raise_at=0.9, lower_at=0.1)
+    env = TaskMixEnv(
+        families=["Sat-v0", "Syllogism-v0"],
+        level=2,
+        adaptive=True,
+        window=2,
+        raise_at=0.9,
+        lower_at=0.1,
+    )
     for seed in range(12):
         _, info = env.reset(seed=seed)
         env.step(env.oracle_action() if info["family"] == "Sat-v0" else WRONG)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.dyck import DyckTask, reduce_pairs, stack_scan
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.fol_entailment import FolEntailmentTask, World, truth, worlds
 
@@ -14,8 +13,16 @@ RULE = ["all", "x", ["imp", ["P", 0, "x"], ["P", 1, "x"]]]  # everyone brave is 
 
 
 def problem(premises, statement, answer):
-    data = {"people": 2, "properties": 2, "relations": 1, "names": ["Ann", "Bob"], "adjectives": ["brave", "calm"],
-            "verb": ["likes", "like", "liked"], "premises": premises, "statement": statement}
+    data = {
+        "people": 2,
+        "properties": 2,
+        "relations": 1,
+        "names": ["Ann", "Bob"],
+        "adjectives": ["brave", "calm"],
+        "verb": ["likes", "like", "liked"],
+        "premises": premises,
+        "statement": statement,
+    }
     return Problem("", answer, data)
 
 
@@ -26,7 +33,11 @@ def test_true_false_and_unknown():
         ([RULE, ["not", ["P", 1, 1]]], ["P", 0, 1], "False"),
         ([RULE, ["P", 1, 0]], ["P", 0, 0], "Unknown"),
         ([["exactly", 1, "x", ["P", 0, "x"]], ["P", 0, 0]], ["P", 0, 1], "False"),
-        ([["all", "x", ["imp", ["P", 0, "x"], ["some", "y", ["R", "x", "y"]]]], ["P", 0, 0]], ["R", 0, 1], "True"),
+        (
+            [["all", "x", ["imp", ["P", 0, "x"], ["some", "y", ["R", "x", "y"]]]], ["P", 0, 0]],
+            ["R", 0, 1],
+            "True",
+        ),
     ]
     for premises, statement, expected in cases:
         p = problem(premises, statement, expected)
@@ -40,7 +51,11 @@ def test_bitset_worlds_agree_with_direct_evaluation():
     world = World(3, 3, 1)
     rng = np.random.default_rng(1)
     kinds = task._kinds() + ["counting"]
-    formulas = [f for f in (task._template(rng, kinds[int(rng.integers(len(kinds)))]) for _ in range(40)) if f]
+    formulas = [
+        f
+        for f in (task._template(rng, kinds[int(rng.integers(len(kinds)))]) for _ in range(40))
+        if f
+    ]
     for f in formulas:
         bits = worlds(f, world)
         for w in itertools.islice(rng.permutation(1 << world.size), 64):

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.graph_coloring import GraphColoringTask, colourings
+
 from palaestra.verdict import Status
 
 # A 4-cycle A-B-C-D-A: two colours suffice, in two ways (up to renaming).
-DATA = {"nodes": ["A", "B", "C", "D"], "edges": [["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]], "colours": 2}
+DATA = {
+    "nodes": ["A", "B", "C", "D"],
+    "edges": [["A", "B"], ["B", "C"], ["C", "D"], ["D", "A"]],
+    "colours": 2,
+}
 
 
 def test_any_proper_colouring_scores():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.knights_knaves import KnightsKnavesTask, holds, render, solutions
+
 from palaestra.verdict import Status
 
 
@@ -27,7 +28,12 @@ def test_roles_that_contradict_a_statement_are_rejected_with_the_reason():
 
 def test_names_must_be_complete_and_unique():
     task = KnightsKnavesTask.from_level(1)
-    for answer in ("Ann: knave", "Ann: knave, Bob: knight, Ann: knave", "Ann: knave, Bob: liar", "Ann knave, Bob knight"):
+    for answer in (
+        "Ann: knave",
+        "Ann: knave, Bob: knight, Ann: knave",
+        "Ann: knave, Bob: liar",
+        "Ann knave, Bob knight",
+    ):
         assert task.verify(f"<answer>{answer}</answer>", classic()).status is Status.BAD_FORMAT
 
 

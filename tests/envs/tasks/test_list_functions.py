@@ -14,7 +14,9 @@ def test_programs_run_left_to_right():
 def test_a_single_example_leaves_several_programs():
     _, answers = behaviours([(3, 1, 2), (9, 8, 7)], 1, [(1, 2, 3)])
     assert len(answers) > 1  # sort, rotate-left, ... all fit [3, 1, 2] -> [1, 2, 3]
-    _, answers = behaviours([(3, 1, 2), (5, 9, 4, 1), (2, 7, 7), (6, 0, 8)], 1, [(1, 2, 3), (1, 4, 5, 9), (2, 7, 7)])
+    _, answers = behaviours(
+        [(3, 1, 2), (5, 9, 4, 1), (2, 7, 7), (6, 0, 8)], 1, [(1, 2, 3), (1, 4, 5, 9), (2, 7, 7)]
+    )
     assert answers == {(0, 6, 8)}
 
 
@@ -31,7 +33,9 @@ def test_generated_programs_are_not_shorter_than_they_look():
 
 def test_answers_are_lists_of_integers():
     task = ListFunctionsTask.from_level(1)
-    problem = Problem("", [1, 2], {"program": ["sort"], "inputs": [[2, 1]], "outputs": [[1, 2]], "test": [2, 1]})
+    problem = Problem(
+        "", [1, 2], {"program": ["sort"], "inputs": [[2, 1]], "outputs": [[1, 2]], "test": [2, 1]}
+    )
     assert task.verify("<answer>[1,2]</answer>", problem).score == 1
     assert task.verify("<answer>[1, 2, 3]</answer>", problem).score == 0
     assert task.verify("<answer>[1, two]</answer>", problem).score == 0

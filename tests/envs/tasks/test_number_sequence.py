@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from palaestra.envs.tasks.number_sequence import AMBIGUOUS, NumberSequenceTask, _refit, continuations
+from palaestra.envs.tasks.number_sequence import (
+    AMBIGUOUS,
+    NumberSequenceTask,
+    _refit,
+    continuations,
+)
 
 
 def test_too_few_terms_are_ambiguous():
@@ -28,7 +33,9 @@ def test_the_certificate_refits_the_family_on_its_own():
 def test_generated_rules_are_identifiable_and_answers_strict():
     task = NumberSequenceTask.from_level(8)
     problem = task.problem(5)
-    assert continuations(problem.data["shown"], problem.data["asked"]) == {tuple(Fraction(x) for x in problem.reference)}
+    assert continuations(problem.data["shown"], problem.data["asked"]) == {
+        tuple(Fraction(x) for x in problem.reference)
+    }
     reference = ", ".join(str(x) for x in problem.reference)
     assert task.verify(f"<answer>[{reference}]</answer>", problem).score == 1
     assert task.verify(f"<answer>{reference}, 0</answer>", problem).score == 0

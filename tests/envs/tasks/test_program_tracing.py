@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.brainfuck import BrainfuckTask, StepLimit, run, run_scanning
 from palaestra.envs.tasks.python_trace import PythonTraceTask

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.propositional import ATOMS, PropositionalEntailmentTask, _formula, entails, table
+from palaestra.envs.tasks.propositional import (
+    ATOMS,
+    PropositionalEntailmentTask,
+    _formula,
+    entails,
+    table,
+)
 
 P, Q, R = ["var", "p"], ["var", "q"], ["var", "r"]
 
@@ -48,4 +53,6 @@ def test_labels_are_balanced_and_premises_consistent():
     problems = [task.problem(2, i) for i in range(60)]
     assert 20 <= sum(p.reference == "yes" for p in problems) <= 40
     # Consistent premises never entail a contradiction.
-    assert not any(entails(p.data["premises"], ["and", P, ["not", P]], p.data["atoms"]) for p in problems)
+    assert not any(
+        entails(p.data["premises"], ["and", P, ["not", P]], p.data["atoms"]) for p in problems
+    )

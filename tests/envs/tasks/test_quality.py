@@ -17,9 +17,9 @@ import sys
 
 import numpy as np
 import pytest
+from palaestra.envs.tasks.base import TaskEnv
 
 import palaestra
-from palaestra.envs.tasks.base import TaskEnv
 from palaestra.registration import load_entry_point
 from palaestra.verdict import Status
 
@@ -45,7 +45,9 @@ def _levels(task_class):
     return sorted({low, min(max(5, low), high), high})
 
 
-CASES = [(env_id, level) for env_id, task_class in FAMILIES.items() for level in _levels(task_class)]
+CASES = [
+    (env_id, level) for env_id, task_class in FAMILIES.items() for level in _levels(task_class)
+]
 IDS = [f"{env_id}-L{level}" for env_id, level in CASES]
 
 
@@ -71,7 +73,9 @@ def test_reference_scores_one_after_a_json_round_trip(problems, env_id, level):
     task, items = problems(env_id, level)
     for problem in items:
         back = problem.round_trip()
-        assert back == problem or json.dumps(back.to_json(), sort_keys=True) == json.dumps(problem.to_json(), sort_keys=True)
+        assert back == problem or json.dumps(back.to_json(), sort_keys=True) == json.dumps(
+            problem.to_json(), sort_keys=True
+        )
         verdict = task.verify(task.slot(task.solve(back)), back)
         assert verdict.score == 1.0 and verdict.status is Status.CORRECT, verdict.reason
 
@@ -83,7 +87,9 @@ def test_independent_solver_certifies(problems, env_id, level):
         certificate = task.certify(problem)
         assert certificate.solvable, f"unsolvable instance: {problem.prompt[:200]}"
         if task.unique:
-            assert certificate.unique, f"{certificate.solutions} solutions where one is claimed: {problem.prompt[:200]}"
+            assert certificate.unique, (
+                f"{certificate.solutions} solutions where one is claimed: {problem.prompt[:200]}"
+            )
 
 
 @pytest.mark.parametrize("env_id, level", CASES, ids=IDS)
@@ -113,7 +119,9 @@ def test_answers_of_other_instances_score_below_one(problems, env_id, level):
     for i, problem in enumerate(items):
         for j, other in enumerate(answers):
             if j != i and other != answers[i] and problem.prompt != items[j].prompt:
-                assert score(task, task.slot(other), problem) < 1.0, f"instance {j}'s answer solves instance {i}"
+                assert score(task, task.slot(other), problem) < 1.0, (
+                    f"instance {j}'s answer solves instance {i}"
+                )
 
 
 def _hedges(reference: str, mutant: str) -> dict[str, str]:
@@ -139,12 +147,25 @@ def test_hedged_and_padded_answers_earn_nothing(problems, env_id, level):
         mutant = task.mutations(problem)[0]
         for name, completion in _hedges(reference, mutant).items():
             verdict = task.verify(completion, problem)
-            assert verdict.score == 0.0, f"{name}: {completion[:200]!r} earned {verdict.score} ({verdict.reason})"
+            assert verdict.score == 0.0, (
+                f"{name}: {completion[:200]!r} earned {verdict.score} ({verdict.reason})"
+            )
 
 
-GARBAGE = ["", "<answer>", "<answer>" + "9" * 5000 + "</answer>", "<answer>" + "x" * 300_000 + "</answer>",
-           "<answer>𝕏∑√∞ 中文 ＡＢＣ \u202e\x00\x1b[31m</answer>", "<answer>None</answer>", "<answer>[[[[[[</answer>",
-           "<answer>{\"a\": </answer>", None, 12, "</think>" * 1000, "<answer>-1e999999</answer>"]
+GARBAGE = [
+    "",
+    "<answer>",
+    "<answer>" + "9" * 5000 + "</answer>",
+    "<answer>" + "x" * 300_000 + "</answer>",
+    "<answer>𝕏∑√∞ 中文 ＡＢＣ \u202e\x00\x1b[31m</answer>",
+    "<answer>None</answer>",
+    "<answer>[[[[[[</answer>",
+    '<answer>{"a": </answer>',
+    None,
+    12,
+    "</think>" * 1000,
+    "<answer>-1e999999</answer>",
+]
 
 
 @pytest.mark.parametrize("env_id, level", CASES, ids=IDS)
@@ -152,7 +173,9 @@ def test_garbage_returns_a_verdict_never_an_exception(problems, env_id, level):
     task, items = problems(env_id, level)
     for completion in GARBAGE:
         verdict = task.verify(completion, items[0])
-        assert verdict.status is not Status.ERROR, f"the checker crashed on {str(completion)[:60]!r}: {verdict.reason}"
+        assert verdict.status is not Status.ERROR, (
+            f"the checker crashed on {str(completion)[:60]!r}: {verdict.reason}"
+        )
         assert verdict.score == 0.0
 
 
@@ -166,7 +189,9 @@ def test_levels_change_the_config_and_the_work_grows(env_id):
     for level in levels:
         task = task_class.from_level(level)
         work.append(statistics.mean(task.work(task.problem(seed, 1)) for seed in range(6)))
-    assert all(a <= b for a, b in zip(work, work[1:])) and work[0] < work[-1], f"work by level {dict(zip(levels, work))}"
+    assert all(a <= b for a, b in zip(work, work[1:])) and work[0] < work[-1], (
+        f"work by level {dict(zip(levels, work))}"
+    )
 
 
 @pytest.mark.parametrize("env_id", sorted(FAMILIES))
@@ -195,7 +220,9 @@ def test_items_use_independent_streams_and_leave_global_rng_alone():
     before = (random.getstate(), np.random.get_state()[1].copy())
     for task_class in FAMILIES.values():
         task = task_class.from_level(task_class.levels[0])
-        assert task.problem(100, 1) != task.problem(101, 0) or task.problem(100, 1) == task.problem(7, 7)
+        assert task.problem(100, 1) != task.problem(101, 0) or task.problem(100, 1) == task.problem(
+            7, 7
+        )
     assert random.getstate() == before[0] and (np.random.get_state()[1] == before[1]).all()
 
 
@@ -218,7 +245,12 @@ def test_same_seed_same_instance_across_processes(subprocess_env):
     ids = json.dumps(sorted(FAMILIES))
     digests = []
     for hash_seed in ("0", "4242"):
-        run = subprocess.run([sys.executable, "-c", DIGEST, ids], capture_output=True, text=True, env=subprocess_env(PYTHONHASHSEED=hash_seed))
+        run = subprocess.run(
+            [sys.executable, "-c", DIGEST, ids],
+            capture_output=True,
+            text=True,
+            env=subprocess_env(PYTHONHASHSEED=hash_seed),
+        )
         assert run.returncode == 0, run.stderr
         digests.append(json.loads(run.stdout))
     assert digests[0] == digests[1]

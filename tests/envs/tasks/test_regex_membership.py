@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-
 from palaestra.envs.tasks.regex_membership import FEATURES, _build, full_match, render
 
 

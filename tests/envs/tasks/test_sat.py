@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.sat import SatTask
+
 from palaestra.verdict import Status
 
 
 def small() -> Problem:
     # (a | b) & (~a | c): satisfied by a=1,c=1 (any b) and by a=0,b=1 (any c).
-    return Problem("", {"a": 1, "b": 0, "c": 1}, {"names": ["a", "b", "c"], "clauses": [[1, 2], [-1, 3]]})
+    return Problem(
+        "", {"a": 1, "b": 0, "c": 1}, {"names": ["a", "b", "c"], "clauses": [[1, 2], [-1, 3]]}
+    )
 
 
 def test_any_satisfying_assignment_scores():

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.self_reference import SelfReferenceTask, _Table, consistent_assignments, holds, render
+from palaestra.envs.tasks.self_reference import (
+    SelfReferenceTask,
+    _Table,
+    consistent_assignments,
+    holds,
+    render,
+)
+
 from palaestra.verdict import Status
 
 
@@ -31,7 +38,15 @@ def test_none_is_the_empty_answer():
 
 def test_the_vectorised_table_agrees_with_holds():
     table = _Table(4)
-    kinds = [["count", "at most", 2, False], ["parity", 1], ["prime"], ["first", 2], ["last", 1], ["if", 0, 3], ["either", 1, 2]]
+    kinds = [
+        ["count", "at most", 2, False],
+        ["parity", 1],
+        ["prime"],
+        ["first", 2],
+        ["last", 1],
+        ["if", 0, 3],
+        ["either", 1, 2],
+    ]
     for s in kinds:
         vector = table.holds(s)
         assert all(vector[r] == holds(s, table.assignment(r)) for r in range(16))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.shortest_path import ShortestPathTask
+
 from palaestra.verdict import Status
 
 # Two shortest routes from A to D (length 4), a longer one through E, no road B-C.
@@ -11,7 +12,13 @@ EDGES = [["A", "B", 2], ["B", "D", 2], ["A", "C", 1], ["C", "D", 3], ["A", "E", 
 
 
 def problem() -> Problem:
-    data = {"nodes": ["A", "B", "C", "D", "E"], "edges": EDGES, "source": "A", "target": "D", "distance": 4}
+    data = {
+        "nodes": ["A", "B", "C", "D", "E"],
+        "edges": EDGES,
+        "source": "A",
+        "target": "D",
+        "distance": 4,
+    }
     return Problem("", ["A", "B", "D"], data)
 
 
@@ -24,7 +31,11 @@ def test_any_shortest_route_scores():
 
 def test_longer_routes_missing_roads_and_wrong_ends_are_rejected():
     task = ShortestPathTask.from_level(1)
-    for route, why in (("A -> E -> D", "shortest"), ("A -> B -> C -> D", "no road"), ("D -> B -> A", "start")):
+    for route, why in (
+        ("A -> E -> D", "shortest"),
+        ("A -> B -> C -> D", "no road"),
+        ("D -> B -> A", "start"),
+    ):
         verdict = task.verify(f"<answer>{route}</answer>", problem())
         assert verdict.status is Status.INCORRECT and why in verdict.reason
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.syllogism import SyllogismTask, label
 
@@ -15,7 +14,11 @@ A, B, C = 0, 1, 2
     [
         ([["all", A, B], ["all", B, C]], ["all", A, C], "True"),  # Barbara
         ([["no", B, C], ["all", A, B]], ["no", A, C], "True"),  # Celarent
-        ([["all", A, B], ["all", B, C]], ["some_not", A, C], "False"),  # the contradictory of Barbara
+        (
+            [["all", A, B], ["all", B, C]],
+            ["some_not", A, C],
+            "False",
+        ),  # the contradictory of Barbara
         ([["all", A, B], ["all", C, B]], ["all", A, C], "Unknown"),  # undistributed middle
         ([["some", A, B], ["some", B, C]], ["some", A, C], "Unknown"),
         ([["all", A, B]], ["some", A, B], "True"),  # existential import, as the prompt states
@@ -24,7 +27,11 @@ A, B, C = 0, 1, 2
 )
 def test_classical_forms(premises, statement, expected):
     assert label(premises, statement, 3) == expected
-    problem = Problem("", expected, {"kinds": 3, "words": ["as", "bs", "cs"], "premises": premises, "statement": statement})
+    problem = Problem(
+        "",
+        expected,
+        {"kinds": 3, "words": ["as", "bs", "cs"], "premises": premises, "statement": statement},
+    )
     assert SyllogismTask.from_level(1).certify(problem).unique
 
 

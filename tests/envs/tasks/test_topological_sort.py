@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.topological_sort import TopologicalSortTask, find_cycle
+
 from palaestra.verdict import Status
 
 ACYCLIC = {"nodes": ["A", "B", "C", "D"], "edges": [["A", "B"], ["A", "C"], ["C", "D"]]}
@@ -21,7 +22,9 @@ def test_any_valid_order_scores_and_a_broken_rule_does_not():
 
 def test_cycles_need_a_real_witness():
     task = TopologicalSortTask.from_level(1)
-    problem = Problem("", {"kind": "cycle", "nodes": find_cycle(CYCLIC["nodes"], CYCLIC["edges"])}, CYCLIC)
+    problem = Problem(
+        "", {"kind": "cycle", "nodes": find_cycle(CYCLIC["nodes"], CYCLIC["edges"])}, CYCLIC
+    )
     assert task.certify(problem).solvable
     for answer in ("cycle: A, B, C", "Cycle B -> C -> A -> B", "CYCLE: c, a, b"):
         assert task.verify(f"<answer>{answer}</answer>", problem).score == 1, answer
@@ -31,4 +34,7 @@ def test_cycles_need_a_real_witness():
 
 def test_the_word_cycle_alone_is_not_an_answer():
     problem = Problem("", {"kind": "cycle", "nodes": ["A", "B", "C"]}, CYCLIC)
-    assert TopologicalSortTask.from_level(1).verify("<answer>cycle</answer>", problem).status is Status.BAD_FORMAT
+    assert (
+        TopologicalSortTask.from_level(1).verify("<answer>cycle</answer>", problem).status
+        is Status.BAD_FORMAT
+    )

@@ -28,7 +28,9 @@ class EchoEnv(Env):
 
     def _step(self, action) -> Step:
         ok = (action.get("content") or "").strip() == self.word
-        verdict = Verdict(1.0 if ok else 0.0, Status.CORRECT if ok else Status.INCORRECT, verifier="echo")
+        verdict = Verdict(
+            1.0 if ok else 0.0, Status.CORRECT if ok else Status.INCORRECT, verifier="echo"
+        )
         return self.finish(verdict)
 
     def oracle_action(self) -> str:
