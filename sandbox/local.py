@@ -1012,9 +1012,16 @@ class LocalBackend:
                     spare = candidate
                     break
                 self._dispose(candidate)
-        if self._keeper is not None:
-            self._keeper.refill()
         return spare
+
+    def _replace_spares(self) -> None:
+        """Has the keeper start spares again, once a run is over.
+
+        Started while a run goes on, a spare (a clone, mounts, a warm-up) would compete
+        with it for the CPU; started after, it overlaps the time between runs.
+        """
+        if self.prestart and self._keeper is not None:
+            self._keeper.refill()
 
     def _refill(self) -> None:
         """Starts spare sandboxes until ``prestart`` are ready (runs in the keeper thread)."""
@@ -1147,6 +1154,7 @@ class LocalBackend:
                 self._dispose(channel)
         finally:
             self._runs.release(token)
+            self._replace_spares()
 
     async def arun(self, request: RunRequest) -> RunResult:
         """Async twin of :meth:`run`: waits for a turn, then talks to the sandbox, no threads."""
@@ -1179,6 +1187,7 @@ class LocalBackend:
                 self._dispose(channel)
         finally:
             self._runs.release(token)
+            self._replace_spares()
 
     def _start_quietly(self) -> None:
         """Starts the zygote (so that cgroup facts are known when a request is planned)."""
@@ -1234,6 +1243,7 @@ class LocalBackend:
             channel = self._take_spare(limits.network, limits.disk_mb) or self._create(
                 limits.network, limits.disk_mb
             )
+            self._replace_spares()
             oom_seen = [self._arm(channel, limits)]
         except BaseException:
             self._session_count.release(token)
