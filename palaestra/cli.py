@@ -5,6 +5,7 @@
     palaestra play ID [--seed N]       play an env in the terminal
     palaestra check ID | --all         run the conformance checker
     palaestra demo                     play every registered env with its oracle
+    palaestra train [OPTIONS]          warm-start and train a policy with GRPO/PPO
 
 Env arguments are passed as ``--arg name=value`` (values are read as JSON when they
 parse, else as strings), e.g. ``palaestra play GuessNumber-v0 --arg level=5``.
@@ -263,6 +264,12 @@ def demo_command(
 
 
 def _mount_subcommands() -> None:
+    try:
+        from palaestra.trainers.cli import register as register_train
+    except ImportError:
+        pass
+    else:
+        register_train(app)
     try:
         from palaestra.sandbox.cli import app as sandbox_app
     except ImportError:

@@ -8,7 +8,9 @@ queued (up to ``max_batch_size`` rows) runs as one left-padded batch on a dedica
 so the event loop keeps running while the model works. Sampling is a plain decode loop over
 the model's forward with a KV cache:
 
-* temperature, top-p and top-k per row; greedy when the temperature is 0;
+* rows with the same prompt (a request's ``n`` samples) share one prefill of the cache;
+* temperature, top-p and top-k per row; greedy when the temperature is 0; tokens are drawn
+  by inverse CDF (one uniform per row);
 * the log-prob reported for a token is ``log_softmax(logits / T)`` at that token (T = 1
   when greedy), before top-p/top-k truncation: what `token_logprobs` recomputes;
 * stop tokens (the model's end tokens and the request's), stop strings (checked on the
@@ -153,12 +155,17 @@ class HFPolicy:
 
         with torch.inference_mode():
             batch = len(rows)
-            width = max(len(r.prompt) for r in rows)
-            input_ids = torch.full((batch, width), self.pad_id, dtype=torch.long)
-            attention = torch.zeros((batch, width), dtype=torch.long)
-            for i, row in enumerate(rows):
-                input_ids[i, width - len(row.prompt) :] = torch.tensor(row.prompt, dtype=torch.long)
-                attention[i, width - len(row.prompt) :] = 1
+            # Rows with the same prompt (the n samples of a request) share one prefill; the
+            # cache and the last logits are then copied to each of them.
+            distinct: dict[tuple[int, ...], int] = {}
+            inverse = [distinct.setdefault(tuple(r.prompt), len(distinct)) for r in rows]
+            prompts = list(distinct)
+            width = max(len(p) for p in prompts)
+            input_ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+            attention = torch.zeros((len(prompts), width), dtype=torch.long)
+            for i, prompt in enumerate(prompts):
+                input_ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
+                attention[i, width - len(prompt) :] = 1
             input_ids, attention = input_ids.to(self.device), attention.to(self.device)
             positions = (attention.cumsum(-1) - 1).clamp(min=0)
             cache = DynamicCache()
@@ -171,6 +178,10 @@ class HFPolicy:
                 logits_to_keep=1,
             )
             logits = out.logits[:, -1, :].float()
+            if len(prompts) < batch:
+                index = torch.tensor(inverse, dtype=torch.long, device=self.device)
+                cache.batch_select_indices(index)
+                logits, attention, positions = logits[index], attention[index], positions[index]
             sampler = _Sampler(rows, self._generator, self.device)
             tokens: list[list[int]] = [[] for _ in rows]
             logprobs: list[list[float]] = [[] for _ in rows]
@@ -300,16 +311,26 @@ class _Sampler:
             before = probs.cumsum(dim=-1) - probs
             drop = before > self.top_p.view(-1, 1)
             filtered = filtered.scatter(1, order, ordered.masked_fill(drop, -math.inf))
-        probs = torch.softmax(filtered, dim=-1)
         chosen = torch.argmax(logits, dim=-1)
         sampled_lines = [i for i in range(len(active)) if not bool(self.greedy[i])]
-        shared = [i for i in sampled_lines if self.generators[i] is None]
-        if shared:
-            index = torch.tensor(shared, dtype=torch.long, device=self.device)
-            chosen[index] = torch.multinomial(probs[index], 1, generator=self.generator).view(-1)
-        for i in sampled_lines:
-            if self.generators[i] is not None:
-                chosen[i] = torch.multinomial(probs[i], 1, generator=self.generators[i]).view(-1)[0]
+        if sampled_lines:
+            # Inverse-CDF sampling: one uniform per line (from its own generator when it has
+            # one), one cumulative sum and search for the batch; torch.multinomial costs
+            # about 20x more on CPU. A token of probability 0 is never drawn.
+            uniform = torch.empty((len(active), 1), device=self.device)
+            shared = [i for i in sampled_lines if self.generators[i] is None]
+            if shared:
+                index = torch.tensor(shared, dtype=torch.long, device=self.device)
+                uniform[index] = torch.rand(
+                    (len(shared), 1), generator=self.generator, device=self.device
+                )
+            for i in sampled_lines:
+                if self.generators[i] is not None:
+                    uniform[i] = torch.rand(1, generator=self.generators[i], device=self.device)
+            index = torch.tensor(sampled_lines, dtype=torch.long, device=self.device)
+            cdf = torch.softmax(filtered[index], dim=-1).cumsum(dim=-1)
+            drawn = torch.searchsorted(cdf, uniform[index] * cdf[:, -1:], right=True)
+            chosen[index] = drawn.clamp(max=cdf.shape[-1] - 1).view(-1)
         return chosen, logp.gather(1, chosen.view(-1, 1)).view(-1)
 
 
