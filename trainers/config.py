@@ -4,7 +4,7 @@ Every field below is a ``palaestra train`` option of the same name (``env_kwargs
 ``--arg name=value``). The defaults are the CPU demo: the tiny model, a short supervised
 warm start on oracle demonstrations of ``GuessNumber-v0`` (numbers 1 to 8), then GRPO with
 GiGPO's step groups (states shared within a group compare their turns' returns). The warm
-start is kept short on purpose (22 steps teach the answer format only in part), so the RL
+start is kept short on purpose (30 steps teach the answer format only in part), so the RL
 phase has something to learn; turns stop at ``</guess>``, and held-out success is measured
 on 128 episodes, enough to tell an improvement of 0.15 from noise.
 
@@ -103,7 +103,7 @@ class TrainConfig:
     estimator: str = "gigpo"
     gamma: float = 1.0
     gae_lambda: float = 1.0
-    warmup_steps: int = 22
+    warmup_steps: int = 30
     warmup_tasks: int = 64
     warmup_lr: float = 5e-3
     steps: int = 40

@@ -50,6 +50,9 @@ from palaestra.errors import require
 
 CHECKPOINTS = "checkpoints"
 
+TOKENIZER_ENVS = ("Arithmetic-v0", "Calculator-v0", "GuessNumber-v0")
+"""Envs whose oracle episodes (with the env being trained) make the tiny tokenizer's corpus."""
+
 
 # --- the model --------------------------------------------------------------------------------
 
@@ -58,9 +61,13 @@ def load_model(config: TrainConfig) -> tuple[Any, Any]:
     """The tokenizer and causal LM named by ``config.model`` (the tiny pair when empty)."""
     require("torch", "torch", "the trainer")
     if not config.model:
-        from palaestra.agents.tiny import load_tiny
+        from palaestra.agents.tiny import TinyTokenizerConfig, tiny_model, tiny_tokenizer
 
-        return load_tiny()
+        # The tokenizer learns from the exemplars and the env being trained, not from the
+        # whole registry, so a new env elsewhere does not change what the demo learns.
+        corpus_envs = tuple(sorted({*TOKENIZER_ENVS, config.env_id}))
+        tokenizer = tiny_tokenizer(TinyTokenizerConfig(env_ids=corpus_envs))
+        return tokenizer, tiny_model(tokenizer)
     transformers = require("transformers", "torch", "the trainer")
     path = config.model
     if os.path.isdir(path) and os.path.isdir(os.path.join(path, "model")):
