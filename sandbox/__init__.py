@@ -15,8 +15,10 @@ r"""Isolated execution of untrusted code: one API, a local and a Docker backend.
 
 Backends (``get_backend(name)``):
 
-* ``"local"``: Linux namespaces, cgroups and rlimits on this machine, one fresh sandbox
-  per run (``palaestra.sandbox.local``; its docstring holds the threat model).
+* ``"local"``: Linux namespaces, cgroups and rlimits on this machine; a sandbox is renewed
+  after a clean run (every process killed, fresh /work, /tmp, /dev/shm and IPC namespace)
+  for the next with the same limits, and ``RunRequest(fresh=True)`` gets a new one
+  (``palaestra.sandbox.local``; its docstring holds the threat model).
 * ``"python"``: the local backend with its fast path: Python runs in a fork of a warm
   interpreter inside the sandbox instead of starting one (as PID 1 of the sandbox; see
   the local backend's docstring for what that changes).

@@ -10,8 +10,9 @@ Roles, chosen by the first command-line argument:
   backend. It enters new user, mount, PID, IPC and UTS namespaces, waits while the host
   writes its uid/gid maps, builds the read-only root and execs the zygote inside it.
 * ``zygote``: a warm interpreter, PID 1 of the backend's PID namespace. For each sandbox
-  it clones a process straight into fresh mount, PID, network, IPC and UTS namespaces,
-  and reports that process's exit status when it reaps it. The zygote never holds a
+  it clones a process straight into fresh mount, PID, IPC and UTS namespaces and the
+  network namespace of the sandbox's slot, and reports that process's exit status when
+  it reaps it. The zygote never holds a
   run's payload: requests reach the sandbox after the clone, over the run's own socket.
 * ``docker``: PID 1 of a container; an :class:`Agent` that serves runs and sessions over
   stdin/stdout, one at a time.
@@ -19,7 +20,8 @@ Roles, chosen by the first command-line argument:
 In a local sandbox, the cloned process (PID 1 of its namespace) mounts the writable
 directories, says hello to the host with a descriptor of /work, and then either runs one
 program (:func:`_run_here`; the host writes the input files, reads the output and the
-fetched files itself) or serves a session as an :class:`Agent`. An agent starts programs
+fetched files itself), or runs programs one after another, renewed in between
+(:func:`_serve_runs`), or serves a session as an :class:`Agent`. An agent starts programs
 as an unprivileged user with rlimits, relays their output under caps, kills every
 process they left behind, and returns the files asked for. Files are opened component by
 component with ``O_NOFOLLOW``, and fetched only after every untrusted process is dead.
@@ -130,7 +132,9 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
 MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 16384, 1 << 18, 1 << 21, 1 << 24
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_NO_NEW_PRIVS = 1, 4, 8, 38
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+_CAP_VERSION_3 = 0x20080522
 PIVOT_ROOT_NR = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 _MOUNT_OPTION_FLAGS = {
     "ro": MS_RDONLY,
@@ -187,6 +191,54 @@ def prctl(option: int, arg: int) -> None:
     _check(_libc().prctl(option, arg, 0, 0, 0), f"prctl {option}")
 
 
+def capabilities() -> tuple[int, int, int]:
+    """This process's (effective, permitted, inheritable) capability masks (``capget(2)``)."""
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc().capget(header, data), "capget")
+    return tuple(data[i] | (data[i + 3] << 32) for i in range(3))
+
+
+def set_capabilities(effective: int, permitted: int, inheritable: int = 0) -> None:
+    """Sets this process's capability masks (``capset(2)``)."""
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    masks = (effective, permitted, inheritable)
+    data = (ctypes.c_uint32 * 6)(*(m & 0xFFFFFFFF for m in masks), *(m >> 32 for m in masks))
+    _check(_libc().capset(header, data), "capset")
+
+
+_KEYCTL_NR = {"x86_64": 250, "aarch64": 219, "riscv64": 219}
+KEYCTL_GET_PERSISTENT, KEYCTL_CLEAR = 22, 7
+KEY_SPEC_THREAD_KEYRING, KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING = -1, -4, -5
+
+
+def clear_keyrings() -> None:
+    """Empties the keyrings the kernel keeps per uid, not per process.
+
+    Slots hand their uid from one sandbox (or run) to the next, and a program may leave
+    keys in its user keyrings (``@u``, ``@us``) or its persistent keyring; emptied here
+    before every program, nothing a program stored there reaches another.
+    """
+    import ctypes
+
+    number = _KEYCTL_NR.get(os.uname().machine)
+    if number is None:
+        return
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
+        libc.syscall(number, KEYCTL_CLEAR, keyring, 0, 0, 0)
+    persistent = libc.syscall(
+        number, KEYCTL_GET_PERSISTENT, ctypes.c_long(-1), KEY_SPEC_THREAD_KEYRING, 0, 0
+    )
+    if persistent > 0:
+        libc.syscall(number, KEYCTL_CLEAR, ctypes.c_long(persistent), 0, 0, 0)
+
+
 def pivot_root(new_root: str, put_old: str) -> None:
     """Calls ``pivot_root(2)``, which glibc does not wrap."""
     number = PIVOT_ROOT_NR.get(os.uname().machine)
@@ -199,6 +251,11 @@ def sethostname(name: str) -> None:
     """Calls ``sethostname(2)`` (in a UTS namespace of our own)."""
     raw = name.encode()
     _check(_libc().sethostname(raw, len(raw)), "sethostname")
+
+
+def setns(fd: int, nstype: int) -> None:
+    """Calls ``setns(2)`` (``os.setns`` is Python 3.12+)."""
+    _check(_libc().setns(fd, nstype), "setns")
 
 
 def loopback_up() -> None:
@@ -1006,6 +1063,7 @@ class Agent:
         os.setresuid(uid, uid, uid)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
         prctl(PR_SET_DUMPABLE, 0)
+        clear_keyrings()
         self.identity = None
 
     def prespawn(self) -> None:
@@ -1555,6 +1613,63 @@ def starter_main(cfg: dict) -> None:
     )
 
 
+class SlotNetworks:
+    """The network namespace of each slot, made on first use and kept by the zygote.
+
+    Making a network namespace and tearing it down is the dearest part of a sandbox's
+    start (sysctl tables, the loopback device, then a kernel worker's clean-up). A slot is
+    held by one live sandbox at a time and is freed only once every process of its last
+    holder is dead, so the sandboxes that hold a slot in turn can share its namespace: no
+    process or socket of an earlier run survives in it, and TIME_WAIT is off
+    (``tcp_max_tw_buckets`` 0), so a port one run closed is free for the next. What
+    carries over is counters (``/proc/net/dev``). Where any of this cannot be set up,
+    every sandbox gets a fresh namespace instead.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._fds: dict = {}
+
+    def get(self, slot: int) -> int:
+        """A descriptor of ``slot``'s namespace, or -1 (then clone a fresh one)."""
+        fd = self._fds.get(slot, -1)
+        if fd < 0 and self.enabled:
+            try:
+                fd = self._fds[slot] = self._make()
+            except OSError:
+                self.enabled = False
+                return -1
+        return fd
+
+    @staticmethod
+    def _make() -> int:
+        parent, child = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                parent.close()
+                unshare(CLONE_NEWNET)
+                loopback_up()
+                with open("/proc/sys/net/ipv4/tcp_max_tw_buckets", "w") as f:
+                    f.write("0")
+                child.sendall(b"1")
+                child.recv(1)
+            finally:
+                os._exit(0)
+        child.close()
+        try:
+            parent.settimeout(10.0)
+            if parent.recv(1) != b"1":
+                raise OSError("could not make a network namespace")
+            return os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        finally:
+            parent.close()
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 def zygote_main(cfg: dict) -> None:
     """Clones one sandbox per request; holds no payload of its own, only run sockets.
 
@@ -1601,6 +1716,8 @@ def zygote_main(cfg: dict) -> None:
     # them keeps their pages shared instead of copied on the first collection.
     gc.collect()
     gc.freeze()
+    # Network namespaces of the slots, kept for the zygote's lifetime (see slot_network).
+    nets = SlotNetworks(cfg["proc"])
     ready = {
         "t": "ready",
         "python": sys.version.split()[0],
@@ -1624,10 +1741,13 @@ def zygote_main(cfg: dict) -> None:
                 os.close(fd)
             continue
         flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
-        if not header.get("network"):
-            flags |= CLONE_NEWNET
         # SIGCHLD waits until the new pid is recorded, so that its status is never lost.
         signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+        header["netns"] = -1
+        if not header.get("network"):
+            header["netns"] = nets.get(header["slot"])
+            if header["netns"] < 0:
+                flags |= CLONE_NEWNET
         try:
             pid = clone_into(flags)
         except OSError:
@@ -1734,6 +1854,79 @@ def clone_into(flags: int) -> int:
     return pid
 
 
+def _mount_writable(disk_mb: int, slot_id: int) -> None:
+    """Mounts a fresh tmpfs of ``disk_mb`` on /work (the slot's), /tmp and /dev/shm (root's)."""
+    options = _tmpfs_options(disk_mb) + ",mode=755"
+    mount("tmpfs", "/.sb", "tmpfs", MS_NOSUID | MS_NODEV, options)
+    for name, mode, target, owner in (
+        ("work", 0o755, WORK, slot_id),
+        ("tmp", 0o1777, "/tmp", 0),
+        ("shm", 0o1777, "/dev/shm", 0),
+    ):
+        os.mkdir(f"/.sb/{name}")
+        os.chmod(f"/.sb/{name}", mode)
+        os.chown(f"/.sb/{name}", owner, owner)
+        mount(f"/.sb/{name}", target, None, MS_BIND)
+    umount("/.sb", MNT_DETACH)
+
+
+def _serve_runs(sock, decoder, request: dict, fds: list, slot_id: int, disk_mb: int) -> None:
+    """Runs programs one after another in this sandbox, renewing it between them; never returns.
+
+    The agent takes the slot's uid for good but keeps its capabilities in the permitted
+    set only (no new privileges; programs start with none). Between two runs, on the
+    host's ``renew``, it raises them to mount a fresh tmpfs on /work, /tmp and /dev/shm
+    and to enter a fresh IPC namespace, then says ``ready`` with the new /work. Every
+    process of the earlier run is dead by then (see :func:`kill_everyone_else`). The
+    run's rlimits are this process's own, so every run it serves must have the same.
+    """
+    rlimits = _rlimit_key(request["limits"])
+    os.setgroups([])
+    prctl(PR_SET_KEEPCAPS, 1)
+    os.setresgid(slot_id, slot_id, slot_id)
+    os.setresuid(slot_id, slot_id, slot_id)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    prctl(PR_SET_DUMPABLE, 0)
+    permitted = capabilities()[1]
+    set_capabilities(0, permitted)
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    clear_keyrings()
+    while True:
+        t = request.get("t")
+        if t == "run":
+            if _rlimit_key(request["limits"]) != rlimits:
+                for extra in fds:
+                    os.close(extra)
+                error = "this sandbox serves runs with other limits"
+                sock.sendall(encode_frame({"t": "exit", "error": error}))
+            else:
+                _run_here(sock, request, fds, None, False, stay=True)
+        elif t == "renew":
+            os.chdir("/")
+            set_capabilities(permitted, permitted)
+            try:
+                for target in (WORK, "/tmp", "/dev/shm"):
+                    umount(target, MNT_DETACH)
+                _mount_writable(disk_mb, slot_id)
+                unshare(CLONE_NEWIPC)
+            finally:
+                set_capabilities(0, permitted)
+            clear_keyrings()
+            work = os.open(WORK, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            socket.send_fds(sock, [encode_frame({"t": "ready"})], [work])
+            os.close(work)
+        fds = []
+        request, _ = _receive(sock, decoder, fds)
+
+
+_RLIMIT_FIELDS = ("cpu_s", "disk_mb", "nofile", "pids", "nproc", "address_space_mb")
+
+
+def _rlimit_key(limits: dict) -> tuple:
+    """What of a run's limits a reused sandbox keeps as its own rlimits."""
+    return tuple(limits.get(name) for name in _RLIMIT_FIELDS)
+
+
 def _agent_process(header: dict, fd: int, cfg: dict) -> None:
     """PID 1 of a new sandbox: set-up as root of the user namespace, then one run or a session.
 
@@ -1741,30 +1934,22 @@ def _agent_process(header: dict, fd: int, cfg: dict) -> None:
     descriptors (its control socket, the sockets of other runs) are closed first.
     """
     try:
+        if header.get("netns", -1) >= 0:
+            setns(header["netns"], CLONE_NEWNET)
         os.closerange(3, fd)
         os.closerange(fd + 1, 1 << 20)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
         prctl(PR_SET_DUMPABLE, 0)
         slot_id = SLOT_UID_BASE + header["slot"]
-        options = _tmpfs_options(int(header["disk_mb"])) + ",mode=755"
-        mount("tmpfs", "/.sb", "tmpfs", MS_NOSUID | MS_NODEV, options)
-        for name, mode, target in (
-            ("work", 0o755, WORK),
-            ("tmp", 0o1777, "/tmp"),
-            ("shm", 0o1777, "/dev/shm"),
-        ):
-            os.mkdir(f"/.sb/{name}")
-            os.chmod(f"/.sb/{name}", mode)
-            mount(f"/.sb/{name}", target, None, MS_BIND)
-        os.chown(WORK, slot_id, slot_id)
-        umount("/.sb", MNT_DETACH)
+        disk_mb = int(header["disk_mb"])
+        _mount_writable(disk_mb, slot_id)
         if cfg["proc"]:
             try:
                 mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
             except OSError:
                 mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        if not header.get("network"):
+        if not header.get("network") and header.get("netns", -1) < 0:
             loopback_up()
         sock = socket.socket(fileno=fd)
         # The host writes the input files and reads the fetched ones through this
@@ -1779,7 +1964,9 @@ def _agent_process(header: dict, fd: int, cfg: dict) -> None:
             if cfg.get("warm"):
                 _warm_program()
             request, blob = _receive(sock, decoder, fds)
-        if request.get("t") == "run":
+        if request.get("t") == "run" and request.get("reuse") and not request.get("inproc"):
+            _serve_runs(sock, decoder, request, fds, slot_id, disk_mb)
+        elif request.get("t") == "run":
             _run_here(sock, request, fds, (slot_id, slot_id), bool(cfg.get("warm")))
         elif request.get("t") == "session":
             for extra in fds:
@@ -1815,17 +2002,20 @@ def _receive(sock, decoder, fds: list):
         decoder.push_back(decoder.feed(data))
 
 
-def _run_here(sock, spec: dict, fds, identity, warmed: bool) -> None:
-    """Runs one program from this sandbox's PID 1; never returns.
+def _run_here(sock, spec: dict, fds, identity, warmed: bool, stay: bool = False) -> None:
+    """Runs one program from this sandbox's PID 1; never returns unless ``stay``.
 
     ``fds`` are the program's stdin, stdout and stderr, made by the host, which reads the
     output itself. Python source runs in this very process (forked from the warm
     zygote); its exit status reaches the host from the zygote. Any other program is
     spawned without a Python fork, this process staying as its init and reporting.
+    ``identity`` None: this process already has the program's. ``stay``: report and
+    return, to serve another run (see :func:`_serve_runs`).
     """
     limits = spec["limits"]
     stdin, out, err = fds
-    _take_identity(identity)
+    if identity is not None:
+        _take_identity(identity)
     os.chdir(WORK)
     os.umask(0o022)
     inproc = spec.get("inproc")
@@ -1840,7 +2030,10 @@ def _run_here(sock, spec: dict, fds, identity, warmed: bool) -> None:
     started = time.monotonic()
     if program is None:
         os.write(err, f"sandbox: {spec['argv'][0]}: command not found\n".encode())
-        _report_status(sock, {"code": 127, "signal": None, "cpu_s": 0.0, "cpu_limit": False}, 0.0)
+        for source in (stdin, out, err):
+            os.close(source)
+        fields = {"code": 127, "signal": None, "cpu_s": 0.0, "cpu_limit": False}
+        return _report_status(sock, fields, 0.0, stay)
     if (limits.get("address_space_mb") or 0) > limits["memory_mb"]:
         # This init takes the run's rlimits itself, so that the program starts from a
         # vfork with no Python in the child; the address-space limit is then a loose
@@ -1862,9 +2055,11 @@ def _run_here(sock, spec: dict, fds, identity, warmed: bool) -> None:
             )
         except OSError as e:
             os.write(err, f"sandbox: {spec['argv'][0]}: {e.strerror}\n".encode())
+            for source in (stdin, out, err):
+                os.close(source)
             code = 127 if e.errno == 2 else 126
             fields = {"code": code, "signal": None, "cpu_s": 0.0, "cpu_limit": False}
-            _report_status(sock, fields, 0.0)
+            return _report_status(sock, fields, 0.0, stay)
     else:
         # Without a memory cgroup, RLIMIT_AS is the memory limit itself: only the
         # program takes it, in a forked child.
@@ -1888,7 +2083,7 @@ def _run_here(sock, spec: dict, fds, identity, warmed: bool) -> None:
     fields["cpu_limit"] = bool(cpu_limit) and (
         sig == signal.SIGXCPU or (sig == signal.SIGKILL and fields["cpu_s"] >= 0.8 * cpu_limit)
     )
-    _report_status(sock, fields, time.monotonic() - started)
+    return _report_status(sock, fields, time.monotonic() - started, stay)
 
 
 def _take_identity(identity) -> None:
@@ -1899,6 +2094,7 @@ def _take_identity(identity) -> None:
     os.setresuid(uid, uid, uid)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     prctl(PR_SET_DUMPABLE, 0)
+    clear_keyrings()
 
 
 def kill_everyone_else(statuses=None) -> None:
@@ -1924,14 +2120,15 @@ def kill_everyone_else(statuses=None) -> None:
             statuses[pid] = (status, usage.ru_utime + usage.ru_stime)
 
 
-def _report_status(sock, fields: dict, wall_s: float) -> None:
-    """Kills what the program left, sends its status, and ends the sandbox."""
+def _report_status(sock, fields: dict, wall_s: float, stay: bool = False) -> None:
+    """Kills what the program left and sends its status; then ends the sandbox unless ``stay``."""
     kill_everyone_else()
     try:
         sock.sendall(encode_frame({"t": "exit", **fields, "wall_s": round(wall_s, 6)}))
     except OSError:
-        pass
-    os._exit(0)
+        os._exit(0)
+    if not stay:
+        os._exit(0)
 
 
 # --------------------------------------------------------------------------- docker role

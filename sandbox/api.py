@@ -192,8 +192,9 @@ class RunRequest:
             files are returned; symlinks and anything else are refused.
         env: Environment variables laid over :data:`DEFAULT_ENV`.
         limits: Resource limits.
-        fresh: Never reuse a warm sandbox that ran earlier programs (Docker's warm pool);
-            use it when grading must not see earlier state. Local runs are always fresh.
+        fresh: Never reuse a sandbox that ran earlier programs (Docker's warm pool, the
+            local backend's renewed sandboxes); use it when grading must not see earlier
+            state even in principle.
     """
 
     argv: Sequence[str] | None = None

@@ -15,12 +15,21 @@ How a run is isolated
   the host). Once set up, a sandbox keeps no capability anywhere, ``no_new_privs`` is
   set, and files owned by host users it does not map (``/etc/shadow``, keys) are
   unreadable even where visible.
-* **Processes.** Each run is cloned straight into fresh PID, mount, network, IPC and
-  UTS namespaces and sees only its own processes. Its PID 1 is either the program
-  (Python on the fast path) or a small init that spawns the program, reports its status
-  and kills whatever it left. When PID 1 ends, the kernel kills every process of the
-  namespace (double-forked and ``setsid`` daemons included). The deadline is kept by
-  the host, which kills PID 1 through a pidfd; nothing inside the sandbox can stop it.
+* **Processes.** Each sandbox is cloned straight into fresh PID, mount, IPC and UTS
+  namespaces and sees only its own processes. Its PID 1 is either the program (Python
+  on the fast path) or a small init that spawns the program, reports its status and
+  kills whatever it left (``kill(-1)``, then reaps until no process is left). When PID
+  1 ends, the kernel kills every process of the namespace (double-forked and ``setsid``
+  daemons included). The deadline is kept by the host, which kills PID 1 through a
+  pidfd; nothing inside the sandbox can stop it.
+* **Reuse.** With ``reuse=True`` (the default), a sandbox whose run ended cleanly serves
+  later runs with the same rlimits, up to ``MAX_RUNS_PER_SANDBOX``: between two runs its
+  init has killed and reaped every process of the run, and it mounts a fresh tmpfs on
+  /work, /tmp and /dev/shm and enters a fresh IPC namespace (SysV objects and POSIX
+  queues gone). The init then keeps the program's uid and, in its permitted set only,
+  the capabilities it needs for that; programs start with none. A run that timed out,
+  hit the memory limit or failed is never reused, nor are fast-path runs, and
+  ``RunRequest(fresh=True)`` always gets a sandbox that never ran anything.
 * **Files.** The root is a fresh tmpfs holding read-only, nosuid binds of ``/usr``,
   ``/etc``, ``/bin``, ``/sbin`` and ``/lib*`` of the source root (the host's, or a
   Debian root file system built by ``palaestra sandbox build-image --rootfs``), a few
@@ -30,8 +39,15 @@ How a run is isolated
   ``disk_mb``. The host writes input files and reads fetched ones itself, through a
   descriptor of the sandbox's ``/work``, opening every path component with
   ``O_NOFOLLOW``; it reads them only after every process of the sandbox is dead.
-* **Network.** Fresh network namespace with its own loopback only: no route out, no
-  host loopback service, no DNS. Fresh IPC and UTS namespaces too.
+* **Network.** A network namespace with its own loopback only: no route out, no host
+  loopback service, no DNS. Each slot has one, made once and kept (making and tearing
+  down network namespaces is the dearest part of a sandbox's start): a slot is held by
+  one live sandbox at a time, so sandboxes alive at once never share a network, and the
+  next holder starts after every process of the last is dead. TIME_WAIT is off there
+  (``tcp_max_tw_buckets`` 0), so a port one run used is free for the next; interface
+  counters carry over.
+* **Keys.** The kernel keeps keyrings per uid, and slots hand their uid on: the user,
+  user-session and persistent keyrings are emptied before every program.
 * **Resources.** Memory, swap included (cgroup), processes and threads (cgroup
   ``pids.max`` plus ``RLIMIT_NPROC``, which binds because the uid is not root and is
   unique to the sandbox), CPU quota (cgroup), CPU time, address space (a backstop when
@@ -48,7 +64,9 @@ What it does not isolate
   untrusted code from outside your organisation, prefer the Docker backend in a VM.
 * World-readable files under the bound directories are readable (host configuration
   in ``/etc`` for the host root); pass ``root=`` a built root file system for a clean tree.
-* Side channels (timing, caches, ``/proc/cpuinfo``, the kernel version) are open.
+* Side channels (timing, caches, ``/proc/cpuinfo``, the kernel version) are open, and a
+  run in a reused sandbox can tell from PID numbers and loopback counters how much an
+  earlier run there did (not what it did).
 * Without usable cgroups (see ``RunResult.info["enforced"]``), memory is capped per
   process with ``RLIMIT_AS`` (so a process tree may use up to ``pids x memory_mb``), OOM
   is reported from ``MemoryError`` only, and there is no CPU quota.
@@ -306,6 +324,9 @@ class _LocalChannel:
     def __init__(self, sock: socket.socket, pidfd: int, slot: int, work: int, disk_mb: int) -> None:
         self.sock, self.pidfd, self.slot, self.work, self.disk_mb = sock, pidfd, slot, work, disk_mb
         self.decoder = FrameDecoder(max_blob=1 << 31)
+        #: Runs this sandbox has served; the rlimits it keeps for the next (None: fresh).
+        self.served = 0
+        self.rlimits: tuple | None = None
 
     @property
     def owner(self) -> tuple[int, int]:
@@ -379,6 +400,8 @@ def _parse_hello(data: bytes, ancillary: list) -> tuple[int, int]:
     return pid, fds[0]
 
 
+#: How many runs one sandbox serves at most (see ``LocalBackend(reuse=...)``).
+MAX_RUNS_PER_SANDBOX = 64
 #: How long the host waits, after killing a sandbox, for its pipes to close and its status.
 _AFTER_KILL_S = 5.0
 _HELLO_SPACE = socket.CMSG_SPACE(struct.calcsize("3i")) + socket.CMSG_SPACE(struct.calcsize("i"))
@@ -660,6 +683,10 @@ class _Keeper:
     def refill(self) -> None:
         self._post(("refill", None))
 
+    def recycle(self, channel: _LocalChannel) -> None:
+        """Has a sandbox that served a run renewed, then offered as a spare."""
+        self._post(("recycle", channel))
+
     def adopt(self, sock: socket.socket, slot: int) -> None:
         """Takes over a sandbox that has not said hello yet; its caller no longer waits."""
         self._post(("adopt", (sock, slot)))
@@ -673,11 +700,15 @@ class _Keeper:
         dying: dict[int, tuple[_LocalChannel, float]] = {}
         # Sandboxes adopted before their hello, by the host's socket: (socket, slot, deadline).
         unborn: dict[int, tuple[socket.socket, int, float]] = {}
+        # Sandboxes being renewed after a run, by the host's socket: (channel, deadline).
+        renewing: dict[int, tuple[_LocalChannel, float]] = {}
         try:
             while True:
-                waits = [item[-1] for item in (*dying.values(), *unborn.values())]
+                waits = [
+                    item[-1] for item in (*dying.values(), *unborn.values(), *renewing.values())
+                ]
                 timeout = max(0.0, min(waits) - time.monotonic()) if waits else None
-                ready = _readable([self._wake_r, *dying, *unborn], timeout)
+                ready = _readable([self._wake_r, *dying, *unborn, *renewing], timeout)
                 for fd in ready:
                     if fd in dying:
                         self._bury(dying.pop(fd)[0])
@@ -686,11 +717,23 @@ class _Keeper:
                         channel = self._hatch(sock, slot)
                         if channel is not None:
                             dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
+                    elif fd in renewing:
+                        channel = renewing.pop(fd)[0]
+                        if not self._renewed(channel):
+                            channel.kill()
+                            channel.close()
+                            dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
                 now = time.monotonic()
                 for fd, (channel, deadline) in list(dying.items()):
                     if now >= deadline:
                         channel.kill()
                         dying[fd] = (channel, now + 10.0)
+                for fd, (channel, deadline) in list(renewing.items()):
+                    if now >= deadline:
+                        del renewing[fd]
+                        channel.kill()
+                        channel.close()
+                        dying[channel.pidfd] = (channel, now + 2.0)
                 for fd, (sock, slot, deadline) in list(unborn.items()):
                     if now >= deadline:
                         # The zygote never started it; closing the socket ends it if it does.
@@ -710,6 +753,10 @@ class _Keeper:
                     if kind == "stop":
                         for sock, _, _ in unborn.values():
                             sock.close()
+                        for channel, _ in renewing.values():
+                            channel.kill()
+                            channel.close()
+                            channel.wait_gone(5.0)
                         for channel, _ in dying.values():
                             channel.kill()
                             channel.wait_gone(5.0)
@@ -722,6 +769,15 @@ class _Keeper:
                         unborn[sock.fileno()] = (sock, slot, deadline)
                     elif kind == "refill":
                         self._refill()
+                    elif kind == "recycle":
+                        try:
+                            channel.sock.setblocking(True)
+                            channel.sock.sendall(encode_frame({"t": "renew"}))
+                            renewing[channel.sock.fileno()] = (channel, time.monotonic() + 5.0)
+                        except OSError:
+                            channel.kill()
+                            channel.close()
+                            dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
         finally:
             os.close(self._wake_r)
             os.close(self._wake_w)
@@ -755,6 +811,27 @@ class _Keeper:
         channel.close()
         return channel
 
+    def _renewed(self, channel: _LocalChannel) -> bool:
+        """Reads a renewed sandbox's ``ready`` (with its fresh /work) and offers it as a spare."""
+        try:
+            data, fds, _, _ = socket.recv_fds(channel.sock, 1 << 16, 1, socket.MSG_DONTWAIT)
+        except OSError:
+            return False
+        try:
+            frames = channel.decoder.feed(data) if data else []
+        except ProtocolError:
+            frames = []
+        if len(fds) != 1 or len(frames) != 1 or frames[0][0].get("t") != "ready":
+            for fd in fds:
+                os.close(fd)
+            return False
+        channel.work = fds[0]
+        backend = self._backend()
+        if backend is None:
+            return False
+        backend._offer_spare(channel)
+        return True
+
     def _give(self, slot: int) -> None:
         backend = self._backend()
         if backend is not None:
@@ -787,6 +864,11 @@ class LocalBackend:
         python: The interpreter inside the root, by name or absolute path.
         preload: Modules the warm interpreter imports up front (``fast_python``).
         cgroups: Use cgroups where the machine allows; False uses rlimits only.
+        reuse: Renew a sandbox after a run and keep it for the next run with the same
+            rlimits (a fresh tmpfs and IPC namespace, every process of the run dead), up
+            to ``MAX_RUNS_PER_SANDBOX`` runs; ``RunRequest(fresh=True)`` always gets a
+            sandbox that never ran anything. False starts a new sandbox for every run.
+            Python on the fast path always runs in a new one.
     """
 
     name = "local"
@@ -802,6 +884,7 @@ class LocalBackend:
         python: str = "python3",
         preload: tuple[str, ...] = DEFAULT_PRELOAD,
         cgroups: bool = True,
+        reuse: bool = True,
     ) -> None:
         if sys.platform != "linux":
             raise InfrastructureError(
@@ -823,6 +906,7 @@ class LocalBackend:
         self._python_name = python
         self.preload = tuple(preload)
         self._use_cgroups = cgroups
+        self.reuse = bool(reuse)
         self._runs = SlotPool(concurrency)
         self._session_count = SlotPool(max_sessions)
         # Slots cost nothing until used; extra ones cover sandboxes still being torn down.
@@ -899,9 +983,13 @@ class LocalBackend:
             "wall": "host kills the PID namespace at the deadline (pidfd)",
         }
 
-    def _info(self, mode: str) -> dict[str, Any]:
+    def _info(self, mode: str, channel: _LocalChannel | None = None) -> dict[str, Any]:
         notes = list(self._cgroups.problems) if self._cgroups is not None else []
-        return {"backend": self.name, "mode": mode, "enforced": self.enforced, "notes": notes}
+        info = {"backend": self.name, "mode": mode, "enforced": self.enforced, "notes": notes}
+        if channel is not None:
+            # Runs the sandbox served before this one (0: it never ran anything before).
+            info["reused"] = channel.served
+        return info
 
     # ---- sandboxes
 
@@ -995,24 +1083,59 @@ class LocalBackend:
         else:
             keeper.dispose(channel)
 
-    def _take_spare(self, network: bool, disk_mb: int) -> _LocalChannel | None:
+    def _take_spare(
+        self, network: bool, disk_mb: int, rlimits: tuple | None = None
+    ) -> _LocalChannel | None:
         """A started sandbox waiting for work, if one is ready (never for network runs).
 
-        Spares are started with the disk size of the latest request, so a workload of
-        one size always finds them.
+        ``rlimits`` None takes only a sandbox that never ran anything (sessions, fresh
+        runs); otherwise a renewed one that keeps these rlimits comes first. Spares are
+        started with the disk size of the latest request, so a workload of one size
+        always finds them; renewed ones kept for other rlimits wait for those.
         """
-        if network or self.prestart == 0:
+        if network:
             return None
-        spare = None
         with self._lock:
             self._spare_disk_mb = disk_mb
-            while self._spares:
-                candidate = self._spares.popleft()
-                if candidate.disk_mb == disk_mb and candidate.idle_and_alive():
-                    spare = candidate
-                    break
-                self._dispose(candidate)
-        return spare
+            while True:
+                best = None
+                for candidate in list(self._spares):
+                    if candidate.disk_mb != disk_mb:
+                        self._spares.remove(candidate)
+                        self._dispose(candidate)
+                    elif candidate.rlimits is None:
+                        best = best or candidate
+                    elif rlimits is not None and candidate.rlimits == rlimits:
+                        best = candidate
+                        break
+                if best is None:
+                    return None
+                self._spares.remove(best)
+                if best.idle_and_alive():
+                    return best
+                self._dispose(best)
+
+    def _offer_spare(self, channel: _LocalChannel) -> None:
+        """Keeps a renewed sandbox for a later run, if the pool has room (the keeper's thread)."""
+        with self._lock:
+            room = len(self._spares) < max(self.prestart, self.max_concurrency)
+            if not self._closed and room:
+                self._spares.append(channel)
+                return
+        self._dispose(channel)
+
+    def _recycle(self, channel: _LocalChannel, rlimits: tuple) -> None:
+        """Hands a sandbox that served a run to the keeper for renewal."""
+        keeper = self._keeper
+        channel.served += 1
+        channel.rlimits = rlimits
+        if channel.work >= 0:
+            os.close(channel.work)
+            channel.work = -1
+        if keeper is None or not keeper.alive or self._closed:
+            self._dispose(channel)
+        else:
+            keeper.recycle(channel)
 
     def _replace_spares(self) -> None:
         """Has the keeper start spares again, once a run is over.
@@ -1027,7 +1150,8 @@ class LocalBackend:
         """Starts spare sandboxes until ``prestart`` are ready (runs in the keeper thread)."""
         while True:
             with self._lock:
-                if self._closed or len(self._spares) + self._starting >= self.prestart:
+                fresh = sum(1 for spare in self._spares if spare.rlimits is None)
+                if self._closed or fresh + self._starting >= self.prestart:
                     return
                 self._starting += 1
             try:
@@ -1081,7 +1205,11 @@ class LocalBackend:
             return {"path": f"/work/{argv[1]}", "argv0": argv[1], "args": list(argv[2:])}
         return None
 
-    def _plan(self, request: RunRequest) -> tuple[bytes, bool]:
+    def _plan(self, request: RunRequest) -> tuple[bytes, bool, tuple | None]:
+        """The run frame, whether Python runs in-process, and the rlimits key of a reusable run.
+
+        The key is None where the sandbox must not serve another run after this one.
+        """
         if not isinstance(request, RunRequest):
             raise TypeError(f"expected a RunRequest, got {type(request).__name__}")
         inproc = self._inproc(request)
@@ -1091,14 +1219,41 @@ class LocalBackend:
             "nproc": True,
             "address_space_mb": request.limits.address_space_mb(memory_cgroup=has_memcg),
         }
+        reuse = (
+            self.reuse
+            and not self.fast_python
+            and not request.fresh
+            and not request.limits.network
+            and inproc is None
+        )
         header = {
             "t": "run",
             "argv": list(request.command()),
             "inproc": inproc,
             "env": request.environment(),
             "limits": limits,
+            "reuse": reuse,
         }
-        return encode_frame(header), inproc is not None
+        key = _guest._rlimit_key(limits) if reuse else None
+        return encode_frame(header), inproc is not None, key
+
+    def _finish(self, channel: _LocalChannel, run: _Run, key: tuple | None) -> None:
+        """After a run: keeps the sandbox for the next one where it may, else ends it."""
+        status = run.status
+        if (
+            key is not None
+            and status is not None
+            and status.get("t") == "exit"
+            and not status.get("error")
+            and not run.host_killed
+            and channel.served + 1 < MAX_RUNS_PER_SANDBOX
+            and channel.rlimits in (None, key)
+        ):
+            self._recycle(channel, key)
+            return
+        if status is None:
+            channel.kill()
+        self._dispose(channel)
 
     @staticmethod
     def _deadline(limits: Limits) -> float:
@@ -1116,18 +1271,19 @@ class LocalBackend:
     def run(self, request: RunRequest) -> RunResult:
         """Runs one request in a fresh sandbox; never raises for what the program did."""
         self._start_quietly()
-        frame, inproc = self._plan(request)
+        frame, inproc, key = self._plan(request)
         mode = "fork" if inproc else "exec"
         limits = request.limits
         token = self._runs.acquire()
         try:
             try:
-                channel = self._take_spare(limits.network, limits.disk_mb) or self._create(
+                channel = self._take_spare(limits.network, limits.disk_mb, key) or self._create(
                     limits.network, limits.disk_mb
                 )
             except (InfrastructureError, OSError) as e:
                 return RunResult.failure(f"{e}", **self._info(mode))
             run = _Run(channel, limits, inproc)
+            clean = False
             try:
                 try:
                     oom_before = self._prepare(channel, request)
@@ -1146,12 +1302,12 @@ class LocalBackend:
                     for fd in ready:
                         run.readable(fd)
                 oom = self._oom_since(channel.slot, oom_before)
-                return run.result(self._info(mode), oom, request.fetch)
+                result = run.result(self._info(mode, channel), oom, request.fetch)
+                clean = not result.oom_killed
+                return result
             finally:
                 run.close_pipes()
-                if run.status is None:
-                    channel.kill()
-                self._dispose(channel)
+                self._finish(channel, run, key if clean else None)
         finally:
             self._runs.release(token)
             self._replace_spares()
@@ -1159,18 +1315,19 @@ class LocalBackend:
     async def arun(self, request: RunRequest) -> RunResult:
         """Async twin of :meth:`run`: waits for a turn, then talks to the sandbox, no threads."""
         self._start_quietly()
-        frame, inproc = self._plan(request)
+        frame, inproc, key = self._plan(request)
         mode = "fork" if inproc else "exec"
         limits = request.limits
         token = await self._runs.aacquire()
         try:
             try:
-                channel = self._take_spare(limits.network, limits.disk_mb) or await self._acreate(
-                    limits.network, limits.disk_mb
-                )
+                channel = self._take_spare(
+                    limits.network, limits.disk_mb, key
+                ) or await self._acreate(limits.network, limits.disk_mb)
             except (InfrastructureError, OSError) as e:
                 return RunResult.failure(f"{e}", **self._info(mode))
             run = _Run(channel, limits, inproc)
+            clean = False
             try:
                 try:
                     oom_before = self._prepare(channel, request)
@@ -1179,12 +1336,12 @@ class LocalBackend:
                     return RunResult.failure(f"could not start the run: {e}", **self._info(mode))
                 await _adrive(run, self._deadline(limits))
                 oom = self._oom_since(channel.slot, oom_before)
-                return run.result(self._info(mode), oom, request.fetch)
+                result = run.result(self._info(mode, channel), oom, request.fetch)
+                clean = not result.oom_killed
+                return result
             finally:
                 run.close_pipes()
-                if run.status is None:
-                    channel.kill()
-                self._dispose(channel)
+                self._finish(channel, run, key if clean else None)
         finally:
             self._runs.release(token)
             self._replace_spares()
@@ -1275,51 +1432,67 @@ class LocalBackend:
 
 
 async def _await_readable(fd: int, timeout: float) -> bool:
+    """Whether ``fd`` became readable within ``timeout`` seconds (one future, one timer)."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
 
-    def ready() -> None:
+    def settle(value: bool) -> None:
         if not future.done():
-            future.set_result(True)
+            future.set_result(value)
 
-    loop.add_reader(fd, ready)
+    loop.add_reader(fd, settle, True)
+    timer = loop.call_later(timeout, settle, False)
     try:
-        return await asyncio.wait_for(future, timeout)
-    except asyncio.TimeoutError:
-        return False
+        return await future
     finally:
+        timer.cancel()
         loop.remove_reader(fd)
 
 
 async def _adrive(run: _Run, deadline: float) -> None:
-    """Runs ``run`` to its end on the event loop; kills the sandbox at ``deadline``."""
+    """Runs ``run`` to its end on the event loop; kills the sandbox at ``deadline``.
+
+    One future for the whole run and one timer: the readers handle the output as it
+    comes and settle the future when the run is done; the timer kills the sandbox at the
+    deadline, then gives it ``_AFTER_KILL_S`` to end.
+    """
     loop = asyncio.get_running_loop()
-    wake = asyncio.Event()
+    future = loop.create_future()
     watched: set[int] = set()
+
+    def watch() -> None:
+        nonlocal watched
+        wanted = set(run.descriptors())
+        for fd in watched - wanted:
+            loop.remove_reader(fd)
+        for fd in wanted - watched:
+            loop.add_reader(fd, on_readable, fd)
+        watched = wanted
 
     def on_readable(fd: int) -> None:
         run.readable(fd)
-        wake.set()
+        if run.done:
+            if not future.done():
+                future.set_result(None)
+        elif fd not in run.open_pipes:
+            watch()
 
+    def on_deadline() -> None:
+        nonlocal timer
+        if run.host_killed:
+            if not future.done():
+                future.set_result(None)
+            return
+        run.kill()
+        timer = loop.call_later(_AFTER_KILL_S, on_deadline)
+
+    timer = loop.call_later(max(0.0, deadline - time.monotonic()), on_deadline)
     try:
-        while not run.done:
-            wanted = set(run.descriptors())
-            for fd in watched - wanted:
-                loop.remove_reader(fd)
-            for fd in wanted - watched:
-                loop.add_reader(fd, on_readable, fd)
-            watched = wanted
-            wake.clear()
-            if run.done:
-                break
-            try:
-                await asyncio.wait_for(wake.wait(), max(0.0, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
-                if run.host_killed:
-                    break
-                run.kill()
-                deadline = time.monotonic() + _AFTER_KILL_S
+        if not run.done:
+            watch()
+            await future
     finally:
+        timer.cancel()
         for fd in watched:
             loop.remove_reader(fd)
 

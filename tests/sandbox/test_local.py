@@ -285,7 +285,9 @@ def test_16_and_32_runs_in_flight_leave_nothing_behind(fast):
         for i, result in enumerate(asyncio.run(cancelled(backend, 32))):
             assert result is None or result.stdout == f"{i}\n".encode()
         in_use, spares, processes = _settled(backend)
-        assert in_use == spares <= 2 and processes == spares + 2
+        # Spares: the prestarted ones, and (plain backend) sandboxes renewed after a run.
+        assert in_use == spares <= (2 if fast else backend.max_concurrency)
+        assert processes == spares + 2
         assert len(backend._runs._free) == backend.max_concurrency
         # The backend is as good as new afterwards.
         after = asyncio.run(gather(backend, [f"print({i})" for i in range(16)]))
