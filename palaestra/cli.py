@@ -65,7 +65,9 @@ def _make(env_id: str, kwargs: dict[str, Any], **options: Any):
 
 @app.command("list")
 def list_command(
-    tag: Optional[list[str]] = typer.Option(None, "--tag", "-t", help="Only ids with this tag (repeatable)."),
+    tag: Optional[list[str]] = typer.Option(
+        None, "--tag", "-t", help="Only ids with this tag (repeatable)."
+    ),
 ) -> None:
     """List the registered environment ids."""
     import palaestra
@@ -103,7 +105,9 @@ def _show_messages(messages: list[dict[str, Any]], limit: int = 2_000) -> None:
         content = message.get("content") or ""
         if len(content) > limit:
             content = content[:limit] + f" [... {len(content) - limit:,} more characters]"
-        console.print(f"[bold cyan]{message['role']}[/bold cyan]: {content}", markup=True, highlight=False)
+        console.print(
+            f"[bold cyan]{message['role']}[/bold cyan]: {content}", markup=True, highlight=False
+        )
 
 
 @app.command("show")
@@ -122,7 +126,16 @@ def show_command(
     except PalaestraError as e:
         _fail(str(e))
     console.print(f"[bold]{spec.id}[/bold]: {spec.description}")
-    for field in ("entry_point", "kwargs", "max_turns", "max_invalid", "reward_range", "tags", "difficulty", "source"):
+    for field in (
+        "entry_point",
+        "kwargs",
+        "max_turns",
+        "max_invalid",
+        "reward_range",
+        "tags",
+        "difficulty",
+        "source",
+    ):
         console.print(f"  {field}: {getattr(spec, field)}", highlight=False)
     factory = load_entry_point(spec.entry_point)
     names, _ = accepted_arguments(factory)
@@ -136,9 +149,14 @@ def show_command(
     total = 0.0
     for kind, action, observation, reward, info in _play_oracle(env, seed):
         if kind == "step":
-            console.print(f"[bold green]assistant[/bold green]: {action if isinstance(action, str) else json.dumps(action)}", highlight=False)
+            console.print(
+                f"[bold green]assistant[/bold green]: {action if isinstance(action, str) else json.dumps(action)}",
+                highlight=False,
+            )
             total += reward
-            console.print(f"  [dim]reward {reward:+.3f} {info.get('reward_parts')}[/dim]", highlight=False)
+            console.print(
+                f"  [dim]reward {reward:+.3f} {info.get('reward_parts')}[/dim]", highlight=False
+            )
         _show_messages(observation)
     console.rule(f"return {total:.3f}")
 
@@ -180,13 +198,18 @@ def play_command(
         total += reward
         turn += 1
         _show_messages(observation)
-        console.print(f"[dim]turn {turn}: reward {reward:+.3f} {info.get('reward_parts')}[/dim]", highlight=False)
+        console.print(
+            f"[dim]turn {turn}: reward {reward:+.3f} {info.get('reward_parts')}[/dim]",
+            highlight=False,
+        )
         if terminated or truncated:
             verdict = info.get("verdict")
             outcome = "solved" if info.get("success") else "not solved"
             why = f" ({verdict.reason})" if verdict is not None and verdict.reason else ""
             ending = "ended" if terminated else f"cut short ({info.get('truncation', 'limit')})"
-            console.print(f"[bold]Episode {ending}: {outcome}{why}. Return {total:.3f} in {turn} turns.[/bold]")
+            console.print(
+                f"[bold]Episode {ending}: {outcome}{why}. Return {total:.3f} in {turn} turns.[/bold]"
+            )
             return
 
 
@@ -194,7 +217,9 @@ def play_command(
 def check_command(
     env_id: Optional[str] = typer.Argument(None, help="The environment id (or --all)."),
     all_: bool = typer.Option(False, "--all", help="Check every registered id."),
-    tag: Optional[list[str]] = typer.Option(None, "--tag", "-t", help="With --all: only ids with this tag."),
+    tag: Optional[list[str]] = typer.Option(
+        None, "--tag", "-t", help="With --all: only ids with this tag."
+    ),
     cross_process: bool = typer.Option(True, help="Also compare episodes across fresh processes."),
     arg: Optional[list[str]] = typer.Option(None, "--arg", help=ARG_HELP),
 ) -> None:
@@ -274,7 +299,9 @@ def _mount_subcommands() -> None:
         from palaestra.sandbox.cli import app as sandbox_app
     except ImportError:
         return
-    app.add_typer(sandbox_app, name="sandbox", help="Sandbox tools (build the Docker base image, ...).")
+    app.add_typer(
+        sandbox_app, name="sandbox", help="Sandbox tools (build the Docker base image, ...)."
+    )
 
 
 def main() -> None:

@@ -89,6 +89,99 @@ MAX_ACTION_CHARS = 200_000
 """Default cap on an action's text; longer actions are invalid (protects every parser)."""
 
 
+# --- fast seeding ---------------------------------------------------------------------------
+# Building Gymnasium's generator (``Generator(PCG64(SeedSequence(s)))``) costs about 10 us,
+# more than a whole reset of a small game, mostly in numpy's per-object overheads. Games
+# that draw at reset use `Env.uniforms` instead: it computes the seeded PCG64 state in
+# Python integers and draws a few numbers there (more through a generator the env keeps),
+# the same numbers, bit for bit, as ``np_random.random(n)`` (tests/core/test_uniforms.py).
+
+_PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
+_MASK_64 = (1 << 64) - 1
+_MASK_128 = (1 << 128) - 1
+_PYTHON_DRAWS = 4
+"""`Env.uniforms` draws up to this many numbers in Python, more in one numpy call."""
+_JUMPS = 64
+"""`Env.uniforms` passes over up to this many numbers in Python, in one jump."""
+
+
+def _pcg64_start(seed: int) -> list[int]:
+    """``[state, increment]`` of ``PCG64(SeedSequence(seed))`` before its first draw.
+
+    numpy mixes the seed into the sequence's pool; the rest is done here as numpy does
+    it: ``generate_state(4, uint64)`` (eight hashed 32-bit words) and PCG64's seeding
+    (``inc = 2 * word_pair_2 + 1``; ``state = (inc + word_pair_1) * multiplier + inc``).
+    """
+    p0, p1, p2, p3 = np.random.SeedSequence(seed).pool.tolist()
+    v = (p0 ^ 0x8B51F9DD) * 0x464A0A99 & 0xFFFFFFFF
+    o0 = v ^ v >> 16
+    v = (p1 ^ 0x464A0A99) * 0x819D14A5 & 0xFFFFFFFF
+    o1 = v ^ v >> 16
+    v = (p2 ^ 0x819D14A5) * 0xD369FDC1 & 0xFFFFFFFF
+    o2 = v ^ v >> 16
+    v = (p3 ^ 0xD369FDC1) * 0x501638AD & 0xFFFFFFFF
+    o3 = v ^ v >> 16
+    v = (p0 ^ 0x501638AD) * 0xA600C129 & 0xFFFFFFFF
+    o4 = v ^ v >> 16
+    v = (p1 ^ 0xA600C129) * 0x8B0167F5 & 0xFFFFFFFF
+    o5 = v ^ v >> 16
+    v = (p2 ^ 0x8B0167F5) * 0x5C1E2ED1 & 0xFFFFFFFF
+    o6 = v ^ v >> 16
+    v = (p3 ^ 0x5C1E2ED1) * 0x301D747D & 0xFFFFFFFF
+    o7 = v ^ v >> 16
+    increment = (o4 << 65 | o5 << 97 | o6 << 1 | o7 << 33 | 1) & _MASK_128
+    start = o0 << 64 | o1 << 96 | o2 | o3 << 32
+    return [((increment + start) * _PCG_MULTIPLIER + increment) & _MASK_128, increment]
+
+
+def _pcg64_uniforms(
+    state: int, increment: int, count: int, skip: int = 0
+) -> tuple[list[float], int]:
+    """``count`` doubles of a PCG64 stream as numpy draws them, and the state after them.
+
+    The returned state is ``skip`` (at most `_JUMPS`) draws further on.
+    """
+    draws = []
+    for _ in range(count):
+        # XSL-RR 128/64: step the LCG, fold the state's halves and rotate by its top 6 bits;
+        # numpy's double is the output's top 53 bits.
+        state = (state * _PCG_MULTIPLIER + increment) & _MASK_128
+        folded = (state >> 64 ^ state) & _MASK_64
+        turn = state >> 122
+        output = (folded >> turn | folded << (64 - turn)) & _MASK_64
+        draws.append((output >> 11) * (1.0 / (1 << 53)))
+    if skip:
+        multiplier, steps = _PCG64_JUMPS[skip]
+        state = (state * multiplier + increment * steps) & _MASK_128
+    return draws, state
+
+
+def _pcg64_jumps(most: int) -> list[tuple[int, int]]:
+    """``(a, c)`` for each ``k`` up to ``most``: ``state * a + increment * c`` is ``k`` draws on.
+
+    (The LCG step ``state * m + increment``, composed ``k`` times.)
+    """
+    jumps, multiplier, total = [], 1, 0
+    for _ in range(most + 1):
+        jumps.append((multiplier, total))
+        multiplier = multiplier * _PCG_MULTIPLIER & _MASK_128
+        total = (total * _PCG_MULTIPLIER + 1) & _MASK_128
+    return jumps
+
+
+_PCG64_JUMPS = _pcg64_jumps(_JUMPS)
+
+
+def _pcg64_state(state: int, increment: int) -> dict[str, Any]:
+    """The ``PCG64.state`` dict (numpy's form) of a state with no buffered 32-bit half."""
+    return {
+        "bit_generator": "PCG64",
+        "state": {"state": state, "inc": increment},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+
+
 def system(content: str) -> Message:
     """A system message."""
     return {"role": "system", "content": content}
@@ -156,7 +249,7 @@ def as_message(action: Any, *, max_chars: int = MAX_ACTION_CHARS) -> Message:
     return message
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class Step:
     """What a subclass's `_step` returns; `Env.step` turns it into Gymnasium's 5-tuple.
 
@@ -199,8 +292,16 @@ class Env(gym.Env[Observation, Action]):
     _over: bool = False
     _turn: int = 0
     _transcript_tail: Observation
+    _generator: np.random.Generator | None = None
+    """The built generator (see `np_random`)."""
     _pending_seed: int | None = None
     """A seed given to `reset` whose generator is not built yet (see `np_random`)."""
+    _stream: list[int] | None = None
+    """``[state, increment]`` of the pending seed's stream while `uniforms` draws it in Python."""
+    _drawing: bool = False
+    """Whether `uniforms` draws the pending seed's stream from ``_scratch``."""
+    _scratch: tuple[np.random.PCG64, np.random.Generator] | None = None
+    """This env's own generator for `uniforms`' larger draws (its state is set when used)."""
     _max_turns: int | None = None
     _max_invalid: int | None = None
     _invalid_count: int = 0
@@ -209,22 +310,41 @@ class Env(gym.Env[Observation, Action]):
     # use of `np_random`, as the very generator Gymnasium's seeding builds (a PCG64 over
     # ``SeedSequence(s)``), so every draw is the same; an episode that draws nothing pays
     # nothing for it (building a generator costs about as much as a small game's step).
+    # Until then `uniforms` draws the same stream without building it; the generator built
+    # later goes on from where those draws left the stream.
     @property
     def np_random(self) -> np.random.Generator:
         """This env's generator, seeded by `reset` (all of the env's randomness comes from it)."""
         seed = self._pending_seed
         if seed is not None:
             self._pending_seed = None
-            self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
-        elif self._np_random is None:
-            self._np_random, self._np_random_seed = seeding.np_random()
-        return self._np_random
+            generator = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+            if self._drawing:  # go on from where `uniforms` left the stream
+                generator.bit_generator.state = self._scratch[0].state
+            elif self._stream is not None:
+                generator.bit_generator.state = _pcg64_state(*self._stream)
+            self._stream, self._drawing = None, False
+            self._generator = generator
+        elif self._generator is None:
+            self._generator, self._np_random_seed = seeding.np_random()
+        return self._generator
 
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
         self._pending_seed = None
-        self._np_random = value
+        self._stream, self._drawing = None, False
+        self._generator = value
         self._np_random_seed = -1  # as Gymnasium: the seed of a generator set by hand is unknown
+
+    # Gymnasium keeps the generator in ``_np_random``, and its checker reads that attribute
+    # directly: reading it builds a pending generator too.
+    @property
+    def _np_random(self) -> np.random.Generator | None:
+        return self.np_random if self._pending_seed is not None else self._generator
+
+    @_np_random.setter
+    def _np_random(self, value: np.random.Generator | None) -> None:
+        self._generator = value
 
     def _seed(self, seed: int | None) -> None:
         """What ``gymnasium.Env.reset(seed=seed)`` does, with the generator built lazily."""
@@ -232,7 +352,39 @@ class Env(gym.Env[Observation, Action]):
             if not (isinstance(seed, int) and seed >= 0):
                 seeding.np_random(seed)  # raises Gymnasium's error for this seed
             self._pending_seed = seed
+            self._stream, self._drawing = None, False
             self._np_random_seed = seed
+
+    def uniforms(self, count: int, skip: int = 0) -> list[float]:
+        """``count`` uniform numbers in [0, 1): exactly ``self.np_random.random(count).tolist()``.
+
+        Right after a seeded reset the numbers come from the seed's PCG64 stream without
+        building `np_random` (which would cost more than a small game's whole reset);
+        mixing both ways of drawing gives the same numbers as `np_random` alone.
+
+        Args:
+            count: How many numbers to return.
+            skip: How many more numbers of the stream to pass over, as if drawn and
+                dropped (``np_random.random(count + skip)[:count]``).
+        """
+        seed = self._pending_seed
+        total = count + skip
+        if seed is None:
+            return self.np_random.random(total).tolist()[:count]
+        if self._drawing:  # the env's scratch generator holds the stream
+            return self._scratch[1].random(total).tolist()[:count]
+        stream = self._stream
+        if stream is None:
+            stream = self._stream = _pcg64_start(seed)
+        if count <= _PYTHON_DRAWS and skip <= _JUMPS:
+            draws, stream[0] = _pcg64_uniforms(stream[0], stream[1], count, skip)
+            return draws
+        if self._scratch is None:
+            bits = np.random.PCG64(0)  # its seed does not matter: its state is set here
+            self._scratch = bits, np.random.Generator(bits)
+        self._scratch[0].state = _pcg64_state(*stream)
+        self._stream, self._drawing = None, True
+        return self._scratch[1].random(total).tolist()[:count]
 
     # Spaces are created per instance so that seeding one env's action space never
     # changes another's samples.
@@ -283,7 +435,11 @@ class Env(gym.Env[Observation, Action]):
             The opening messages and an info dict.
         """
         if seed is not None:
-            self._seed(seed)
+            if seed.__class__ is int and seed >= 0:  # `_seed`, inlined for the common case
+                self._pending_seed = self._np_random_seed = seed
+                self._stream, self._drawing = None, False
+            else:
+                self._seed(seed)
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         self._turn = 0
@@ -453,10 +609,15 @@ class Env(gym.Env[Observation, Action]):
 
     def invalid(self, reason: str, **info: Any) -> Step:
         """An invalid-action step: explain what was wrong, charge the penalty, go on."""
+        details = {"invalid_action": True, "invalid_reason": reason}
+        if info:
+            details.update(info)
         return Step(
-            observation=[user(f"Invalid action: {reason}")],
-            reward_parts={"invalid": self.invalid_action_penalty},
-            info={"invalid_action": True, "invalid_reason": reason, **info},
+            [{"role": "user", "content": f"Invalid action: {reason}"}],
+            {"invalid": self.invalid_action_penalty},
+            False,
+            False,
+            details,
         )
 
     def infrastructure_error(self, reason: str) -> Step:
@@ -495,7 +656,7 @@ class Env(gym.Env[Observation, Action]):
         if verdict.mask:
             info.update(status="error", mask=True)
             return Step(observation or [], {}, truncated=True, info=info)
-        return Step(observation or [], reward_parts, terminated=True, info=info)
+        return Step(observation or [], reward_parts, True, False, info)
 
     # --- internals ----------------------------------------------------------------------
 
@@ -525,22 +686,40 @@ class Env(gym.Env[Observation, Action]):
     def _finish_reset(self, observation: Observation, info: Info) -> tuple[Observation, Info]:
         info = {"status": "ok", "mask": False, **info}
         self._transcript_tail = observation
-        return [dict(message) for message in observation], info
+        return list(map(dict, observation)), info
 
     def _finish_step(self, result: Step) -> tuple[Observation, float, bool, bool, Info]:
-        if type(result) is not Step and not isinstance(result, Step):
+        if result.__class__ is not Step and not isinstance(result, Step):
             raise TypeError(f"{type(self).__name__}._step must return a Step, got {result!r}")
-        parts = {name: float(value) for name, value in result.reward_parts.items()}
-        reward = float(sum(parts.values()))
-        info = {
-            "status": "ok",
-            "mask": False,
-            **result.info,
-            "reward_parts": parts,
-            "turn": self._turn,
-        }
-        terminated, truncated = bool(result.terminated), bool(result.truncated)
+        raw = result.reward_parts
+        if len(raw) == 1:  # the common case, without building a comprehension
+            [(name, value)] = raw.items()
+            value = float(value)
+            parts = {name: value}
+            reward = 0.0 + value  # what float(sum(...)) gives (0.0 + -0.0 is 0.0)
+        else:
+            parts, reward = {}, 0.0
+            for name, value in raw.items():  # the same sum as float(sum(...)), in order
+                parts[name] = value = float(value)
+                reward += value
+        if result.info:
+            info = {
+                "status": "ok",
+                "mask": False,
+                **result.info,
+                "reward_parts": parts,
+                "turn": self._turn,
+            }
+        else:  # the same dict, built without merging an empty one
+            info = {"status": "ok", "mask": False, "reward_parts": parts, "turn": self._turn}
+        self._transcript_tail = observation = result.observation
+        if len(observation) == 1:
+            observation = [dict(observation[0])]
+        else:
+            observation = list(map(dict, observation))
+        terminated, truncated = result.terminated, result.truncated
         if terminated or truncated:
+            terminated, truncated = bool(terminated), bool(truncated)
             if terminated and truncated:
                 raise ValueError(
                     f"{type(self).__name__} returned terminated=True and truncated=True for one "
@@ -549,9 +728,14 @@ class Env(gym.Env[Observation, Action]):
             self._over = True
             info.setdefault("success", False)
         else:
-            self._over = False
-        self._transcript_tail = observation = result.observation
-        observation = [dict(message) for message in observation]
+            terminated = truncated = self._over = False
+            # The common cases of `_apply_limits`, inline: no limit is reached this turn.
+            if self._max_turns is None or self._turn < self._max_turns:
+                if self._max_invalid is None or not info.get("invalid_action"):
+                    return observation, reward, False, False, info
+                if self._invalid_count < self._max_invalid:
+                    self._invalid_count += 1
+                    return observation, reward, False, False, info
         if self._max_invalid is not None or self._max_turns is not None:
             terminated, truncated = self._apply_limits(observation, terminated, truncated, info)
         return observation, reward, terminated, truncated, info

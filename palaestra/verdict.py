@@ -62,9 +62,12 @@ class Verdict:
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # Accept plain strings so that verdicts round-trip through JSON.
-        object.__setattr__(self, "status", Status(self.status))
-        object.__setattr__(self, "score", float(self.score))
+        # Accept plain strings so that verdicts round-trip through JSON (the checks first:
+        # games make a verdict per episode, and converting costs more than checking).
+        if self.status.__class__ is not Status:
+            object.__setattr__(self, "status", Status(self.status))
+        if self.score.__class__ is not float:
+            object.__setattr__(self, "score", float(self.score))
         if self.status is Status.ERROR and not self.mask:
             object.__setattr__(self, "mask", True)
 

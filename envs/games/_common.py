@@ -76,11 +76,12 @@ def parse_move(content: str | None, tag: str = "move", example: str = "...") -> 
                 "the <think> block is never closed; think, close it, "
                 f"then give <{tag}>{example}</{tag}>"
             )
-    open_tag, close_tag = _tag_pair(tag)
-    if visible.count(open_tag) == 1:
-        body_start = visible.find(open_tag) + len(open_tag)
-        end = visible.find(close_tag, body_start)
-        body = visible[body_start:end] if end >= 0 else None
+    open_tag, close_tag = _TAGS.get(tag) or _tag_pair(tag)
+    _, opened, rest = visible.partition(open_tag)
+    if opened and open_tag not in rest:  # a single tag: its body runs to the next closing tag
+        body, closed, _ = rest.partition(close_tag)
+        if not closed:
+            body = None
     else:
         spans = find_tags(visible, tag)
         if not spans:
@@ -100,6 +101,10 @@ def parse_move(content: str | None, tag: str = "move", example: str = "...") -> 
 @functools.lru_cache(maxsize=64)
 def _tag_pair(tag: str) -> tuple[str, str]:
     return f"<{tag}>", f"</{tag}>"
+
+
+_TAGS = {"move": _tag_pair("move")}
+"""The usual tag's pair, without the cache's call."""
 
 
 def sample(items: Sequence[T], k: int, draws: Sequence[float]) -> list[T]:
@@ -158,7 +163,7 @@ class GameEnv(Env):
 
     def budgeted(self, step: Step, why: str | None = None) -> Step:
         """``step``, or a losing end of the episode when this was the last turn of the budget."""
-        if self.turn < self.max_moves or step.terminated or step.truncated:
+        if self._turn < self.max_moves or step.terminated or step.truncated:
             return step
         reason = why or f"not solved within {self.max_moves} turns"
         verdict = Verdict(0.0, Status.INCORRECT, reason=reason, verifier=type(self).__name__)

@@ -172,13 +172,22 @@ class Game2048Env(GameEnv):
         self.best = 1
 
     def _reset(self, options: dict[str, Any]):
-        no_options(self, options)
-        self.draws = self.np_random.random(2 * (self.max_moves + 2)).tolist()
-        self.board, self.spawned = (0,) * (SIZE * SIZE), 0
-        self._spawn()
-        self._spawn()
-        self.best = max(self.board)
-        return [user(self.rules + self.text())], {"level": self.level, "target": self.target}
+        if options:
+            no_options(self, options)
+        self.draws = draws = self.uniforms(2 * (self.max_moves + 2))
+        # The first two tiles, as `place` puts them on an empty board: the first on cell
+        # ``int(where * 16)``, the second on that of the 15 cells left.
+        cells = [0] * (SIZE * SIZE)
+        first = int(draws[0] * SIZE * SIZE)
+        cells[first] = 2 if draws[1] < FOUR_CHANCE else 1
+        second = int(draws[2] * (SIZE * SIZE - 1))
+        cells[second + (second >= first)] = 2 if draws[3] < FOUR_CHANCE else 1
+        self.board, self.spawned = tuple(cells), 2
+        self.best = max(cells)
+        return [{"role": "user", "content": self.rules + self.text()}], {
+            "level": self.level,
+            "target": self.target,
+        }
 
     def _spawn(self) -> None:
         k = 2 * self.spawned

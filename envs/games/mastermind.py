@@ -139,7 +139,7 @@ class MastermindEnv(GameEnv):
     """Mastermind; see the module docstring."""
 
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("secret", "history", "lines", "candidates")
+    state_attrs = ("secret", "secret_index", "history", "lines", "candidates")
 
     def __init__(
         self,
@@ -174,6 +174,7 @@ class MastermindEnv(GameEnv):
         # that spelling needs no validation), each code's text, and the opening message.
         self.code_texts = [" ".join(map(str, code)) for code in self.code_list]
         self.spelled = {text: i for i, text in enumerate(self.code_texts)}
+        self.example = " ".join("1" * self.pegs)
         self.rows = score_rows(self.pegs, self.colors, self.repeats)
         self.log_codes = math.log(max(len(self.codes), 2))
         repeats_rule = "Digits may repeat." if self.repeats else "No digit repeats."
@@ -187,6 +188,7 @@ class MastermindEnv(GameEnv):
             "</move>."
         )
         self.secret: tuple[int, ...] = self.code_list[0]
+        self.secret_index = 0  # the secret's row in `all_codes`
         self.history: list[tuple[tuple[int, ...], int, int]] = []
         self.lines: list[str] = []  # the board, one line per guess (kept, not re-rendered)
         self.candidates: list[int] | np.ndarray = self._all_candidates()
@@ -198,11 +200,13 @@ class MastermindEnv(GameEnv):
         return np.arange(len(self.code_list))
 
     def _reset(self, options: dict[str, Any]):
-        no_options(self, options)
-        self.secret = self.code_list[int(self.np_random.random() * len(self.code_list))]
+        if options:
+            no_options(self, options)
+        self.secret_index = int(self.uniforms(1)[0] * len(self.code_list))
+        self.secret = self.code_list[self.secret_index]
         self.history, self.lines = [], []
         self.candidates = self._all_candidates()
-        return [user(self.rules)], {"level": self.level}
+        return [{"role": "user", "content": self.rules}], {"level": self.level}
 
     def _narrow(self, guess: int, score: int) -> None:
         """Keeps the candidates that would have scored ``score`` against code ``guess``."""
@@ -218,12 +222,8 @@ class MastermindEnv(GameEnv):
             found = scores(self.codes[guess : guess + 1], self.codes[candidates], self.colors)[0]
         self.candidates = candidates[found == score]
 
-    def _parse(self, content: str | None) -> int:
-        """The index of the guessed code (see `code_index`)."""
-        text = parse_move(content, example=" ".join("1" * self.pegs))
-        index = self.spelled.get(text)
-        if index is not None:
-            return index
+    def _parse(self, text: str) -> int:
+        """The index of the code a move's text (see `parse_move`) spells (see `code_index`)."""
         text = text.replace(",", " ")
         digits = text.split() if " " in text else list(text)
         if len(digits) != self.pegs or not all(d.isdigit() and len(d) == 1 for d in digits):
@@ -237,19 +237,26 @@ class MastermindEnv(GameEnv):
 
     def _step(self, action: Message) -> Step:
         try:
-            index = self._parse(action.get("content"))
+            text = parse_move(action.get("content"), example=self.example)
+            # The usual spelling ("1 2 3 4") without validating it.
+            index = self.spelled.get(text)
+            if index is None:
+                index = self._parse(text)
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
         guess = self.code_list[index]
-        if self.rows is not None:
-            black, white = divmod(self.rows[index][self.index[self.secret]], 10)
+        before = len(self.candidates)
+        if self.rows is not None:  # a small space: plain Python beats numpy's per-call cost
+            row = self.rows[index]
+            score = row[self.secret_index]
+            black, white = divmod(score, 10)
+            self.candidates = [c for c in self.candidates if row[c] == score]
         else:
             black = sum(g == s for g, s in zip(guess, self.secret, strict=True))
             white = sum(min(guess.count(c), self.secret.count(c)) for c in set(guess)) - black
+            self._narrow(index, black * 10 + white)
         self.history.append((guess, black, white))
         self.lines.append(f"{self.code_texts[index]}  black {black} white {white}")
-        before = len(self.candidates)
-        self._narrow(index, black * 10 + white)
         progress = (
             PROGRESS_REWARD * math.log(before / max(len(self.candidates), 1)) / self.log_codes
         )
@@ -268,8 +275,9 @@ class MastermindEnv(GameEnv):
                 outcome=WIN_REWARD,
                 progress=progress,
             )
-        if len(self.history) >= self.max_guesses:
-            secret = " ".join(map(str, self.secret))
+        guesses = len(self.history)
+        if guesses >= self.max_guesses:
+            secret = self.code_texts[self.secret_index]
             verdict = Verdict(
                 0.0,
                 Status.INCORRECT,
@@ -283,10 +291,12 @@ class MastermindEnv(GameEnv):
                 [user(f"{self.board()}\nOut of guesses; the code was {secret}.")],
                 progress=progress,
             )
-        left = self.max_guesses - len(self.history)
-        return self.budgeted(
-            Step([user(f"{self.board()}\nGuesses left: {left}.")], {"progress": progress})
+        text = "\n".join(self.lines)  # the board
+        step = Step(
+            [{"role": "user", "content": f"{text}\nGuesses left: {self.max_guesses - guesses}."}],
+            {"progress": progress},
         )
+        return step if self._turn < self.max_moves else self.budgeted(step)
 
     def board(self) -> str:
         """Every guess so far with its score."""

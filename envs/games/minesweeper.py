@@ -87,7 +87,7 @@ class MinesweeperEnv(GameEnv):
     """Minesweeper with a safe opening; see the module docstring."""
 
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("mines", "counts", "revealed", "flags", "hidden_safe", "start_hidden")
+    state_attrs = ("mines", "counts", "revealed", "flags", "view", "hidden_safe", "start_hidden")
 
     def __init__(
         self,
@@ -112,6 +112,7 @@ class MinesweeperEnv(GameEnv):
         self.cells = self.rows * self.columns
         self.max_moves = self.cells - self.mine_count + EXTRA_TURNS
         self.neighbours = [self._neighbours(i) for i in range(self.cells)]
+        self.allowed: dict[int, list[int]] = {}  # per start cell, filled as starts occur
         # Per board, computed once: cell names (``b3``) and cells by name, the opening
         # message before the board, and the board's row labels.
         self.names = [
@@ -120,7 +121,10 @@ class MinesweeperEnv(GameEnv):
         self.cell_of = {name: i for i, name in enumerate(self.names)}
         pad = len(str(self.rows))
         header = framed(["#" * self.columns] * self.rows).split("\n")[0]
-        self.frame = [header] + [f"{r:>{pad}} " for r in range(1, self.rows + 1)]  # as `framed`
+        cells = " ".join(["{}"] * self.columns)
+        self.template = "\n".join(  # the board as `framed` draws it, a cell per {}
+            [header] + [f"{r:>{pad}} {cells}" for r in range(1, self.rows + 1)]
+        )
         self.rules = (
             f"Minesweeper. The {self.rows}x{self.columns} board hides {self.mine_count} mines. "
             "Reveal every cell without a mine. "
@@ -135,6 +139,7 @@ class MinesweeperEnv(GameEnv):
         self.counts: list[int] = []
         self.revealed: set[int] = set()
         self.flags: set[int] = set()
+        self.view = ["#"] * self.cells  # each cell's character on the board (mines hidden)
         self.hidden_safe = 0
         self.start_hidden = 1
 
@@ -148,11 +153,14 @@ class MinesweeperEnv(GameEnv):
         )
 
     def _reset(self, options: dict[str, Any]):
-        no_options(self, options)
-        draws = self.np_random.random(self.mine_count + 1).tolist()
+        if options:
+            no_options(self, options)
+        draws = self.uniforms(self.mine_count + 1)
         start = int(draws[0] * self.cells)
-        keep_clear = {start, *self.neighbours[start]}
-        allowed = [i for i in range(self.cells) if i not in keep_clear]
+        allowed = self.allowed.get(start)
+        if allowed is None:  # the cells a mine may take: not the start nor its neighbours
+            keep_clear = {start, *self.neighbours[start]}
+            allowed = self.allowed[start] = [i for i in range(self.cells) if i not in keep_clear]
         self.mines = frozenset(sample(allowed, self.mine_count, draws[1:]))
         counts = [0] * self.cells
         for mine in self.mines:
@@ -160,29 +168,37 @@ class MinesweeperEnv(GameEnv):
                 counts[n] += 1
         self.counts = counts
         self.revealed, self.flags = set(), set()
+        self.view = ["#"] * self.cells
         self._open(start)
         self.hidden_safe = self.cells - self.mine_count - len(self.revealed)
         self.start_hidden = max(self.hidden_safe, 1)
-        return [user(self.rules + self.board())], {"level": self.level}
+        return [{"role": "user", "content": self.rules + self.board()}], {"level": self.level}
 
     def _open(self, cell: int) -> None:
         """Reveals ``cell`` and, through cells with no mine around, their neighbours."""
-        revealed, flags, counts, neighbours = (
+        if cell in self.revealed:
+            return
+        revealed, flags, counts, neighbours, view = (
             self.revealed,
             self.flags,
             self.counts,
             self.neighbours,
+            self.view,
         )
-        stack = [cell]
+        revealed.add(cell)
+        flags.discard(cell)
+        view[cell] = _DIGITS[counts[cell]]
+        stack = [] if counts[cell] else [cell]  # opened cells whose neighbours open too
         while stack:
-            current = stack.pop()
-            if current in revealed:
-                continue
-            revealed.add(current)
-            if flags:
-                flags.discard(current)
-            if counts[current] == 0:
-                stack.extend([n for n in neighbours[current] if n not in revealed])
+            for n in neighbours[stack.pop()]:
+                if n not in revealed:
+                    revealed.add(n)
+                    if flags:
+                        flags.discard(n)
+                    count = counts[n]
+                    view[n] = _DIGITS[count]
+                    if not count:
+                        stack.append(n)
 
     def _parse(self, content: str | None) -> tuple[str, int]:
         move = parse_move(content, example="reveal b3")
@@ -206,9 +222,11 @@ class MinesweeperEnv(GameEnv):
         if verb == "flag":
             if cell in self.flags:
                 self.flags.discard(cell)
+                self.view[cell] = "#"
                 note = f"Removed the flag on {name}."
             else:
                 self.flags.add(cell)
+                self.view[cell] = "F"
                 note = f"Flagged {name}."
             return self.budgeted(Step([user(f"{note}\n{self.board()}")], {"progress": 0.0}))
         if cell in self.mines:
@@ -316,21 +334,12 @@ class MinesweeperEnv(GameEnv):
 
     def board(self, show_mines: bool = False) -> str:
         """The board with column letters and row numbers (as `framed` draws it)."""
-        # Painted in reverse precedence: revealed over mine over flag over hidden.
-        chars = ["#"] * self.cells
-        for i in self.flags:
-            chars[i] = "F"
-        if show_mines:
-            for i in self.mines:
-                chars[i] = "*"
-        counts = self.counts
-        for i in self.revealed:
-            chars[i] = _DIGITS[counts[i]]
-        width = self.columns
-        lines = self.frame[:]
-        for r in range(self.rows):
-            lines[r + 1] += " ".join(chars[r * width : (r + 1) * width])
-        return "\n".join(lines)
+        if not show_mines:
+            return self.template.format(*self.view)
+        chars = self.view[:]
+        for i in self.mines:  # never revealed: revealing a mine ends the game
+            chars[i] = "*"
+        return self.template.format(*chars)
 
     def state_key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The revealed and the flagged cells."""

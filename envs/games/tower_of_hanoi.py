@@ -81,6 +81,17 @@ _PAIRS = {f"{a} {b}": (i, j) for i, a in enumerate("abc") for j, b in enumerate(
 """The normalised ``a c`` spelling of every move, to its (source, target)."""
 
 _DISK_NAMES = tuple(str(d) for d in range(11))
+_EMPTY = tuple(f"peg {peg} is empty" for peg in PEGS)
+
+
+def _parse_pegs(text: str) -> tuple[int, int]:
+    """The (source, target) pegs of a move in any accepted spelling, or `InvalidAction`."""
+    match = _MOVE.match(text)
+    if match is None:
+        raise InvalidAction(
+            f"{text[:40]!r} is not a move; write the source and target pegs, e.g. A C"
+        )
+    return PEGS.lower().index(match[1]), PEGS.lower().index(match[2])
 
 
 def _peg_text(peg: list[int]) -> str:
@@ -113,7 +124,7 @@ class TowerOfHanoiEnv(GameEnv):
     """Tower of Hanoi from any position; see the module docstring."""
 
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("where", "pegs", "target", "potential")
+    state_attrs = ("where", "pegs", "texts", "target", "potential")
 
     def __init__(self, level: int = 3, disks: int | None = None, start: str | None = None):
         self.level = check_level(level)
@@ -125,6 +136,8 @@ class TowerOfHanoiEnv(GameEnv):
         self.max_moves = 2 * ((1 << self.disks) - 1) + EXTRA_TURNS
         self.where = [0] * (self.disks + 1)  # where[d]: the peg of disk d (index 0 unused)
         self.pegs: list[list[int]] = [list(range(self.disks, 0, -1)), [], []]  # bottom to top
+        self.texts = [_peg_text(peg) for peg in self.pegs]  # each peg as the board shows it
+        self.tower_text = _peg_text(self.pegs[0])
         self.rules = [  # per target peg; only the board is added at reset
             f"Tower of Hanoi with {self.disks} disks (1 is the smallest) on pegs A, B and C. "
             "Move every disk onto peg "
@@ -138,67 +151,72 @@ class TowerOfHanoiEnv(GameEnv):
         self.potential = Potential(PROGRESS_REWARD, 1)
 
     def _reset(self, options: dict[str, Any]):
-        no_options(self, options)
-        while True:
-            # One generator call per try: numpy's per-call cost dwarfs drawing a few numbers.
-            draws = self.np_random.random(self.disks + 2).tolist()
-            if self.start == "stacked":
-                source = int(draws[0] * 3)
-                self.where = [source] * (self.disks + 1)
-                self.target = (source + 1 + int(draws[1] * 2)) % 3
-            else:
+        if options:
+            no_options(self, options)
+        disks = self.disks
+        if self.start == "stacked":
+            # The first two of disks + 2 numbers: the stream moves on as a random start's does.
+            first, second = self.uniforms(2, skip=disks)
+            source = int(first * 3)
+            self.target = (source + 1 + int(second * 2)) % 3
+            self.where = [source] * (disks + 1)
+            self.pegs = [[], [], []]
+            self.pegs[source] = list(range(disks, 0, -1))
+            self.texts = ["-", "-", "-"]
+            self.texts[source] = self.tower_text
+            needed = (1 << disks) - 1  # every disk is off the target peg
+        else:
+            while True:
+                draws = self.uniforms(disks + 2)
                 self.where = [0] + [int(d * 3) for d in draws[2:]]
                 self.target = int(draws[0] * 3)
-            needed = moves_needed(self.where, self.disks, self.target)
-            if needed > 0:
-                break
-        where = self.where
-        self.pegs = [[d for d in range(self.disks, 0, -1) if where[d] == peg] for peg in range(3)]
+                needed = moves_needed(self.where, disks, self.target)
+                if needed > 0:
+                    break
+            where = self.where
+            self.pegs = [[d for d in range(disks, 0, -1) if where[d] == p] for p in range(3)]
+            self.texts = [_peg_text(peg) for peg in self.pegs]
         self.potential = Potential(PROGRESS_REWARD, needed)
-        return [user(self.rules[self.target] + self.board())], {
+        return [{"role": "user", "content": self.rules[self.target] + self.board()}], {
             "level": self.level,
             "fewest_moves": needed,
         }
 
-    def _parse(self, content: str | None) -> tuple[int, int] | str:
-        """The move as (source, target), or why it is illegal (raises if unparsable)."""
-        text = parse_move(content, example="A C")
-        pair = _PAIRS.get(text)  # the usual spelling, without the regular expression
-        if pair is not None:
-            source, target = pair
-        else:
-            match = _MOVE.match(text)
-            if match is None:
-                raise InvalidAction(
-                    f"{text[:40]!r} is not a move; write the source and target pegs, e.g. A C"
-                )
-            source, target = PEGS.lower().index(match[1]), PEGS.lower().index(match[2])
-        if source == target:
-            return "the source and target pegs must differ"
-        # Illegal moves are returned, not raised: random play makes many, and raising
-        # costs more than the rest of the step.
-        from_peg, to_peg = self.pegs[source], self.pegs[target]
-        if not from_peg:
-            return f"peg {PEGS[source]} is empty"
-        if to_peg and to_peg[-1] < from_peg[-1]:
-            return f"disk {from_peg[-1]} cannot go onto the smaller disk {to_peg[-1]}"
-        return source, target
-
     def _step(self, action: Message) -> Step:
         try:
-            move = self._parse(action.get("content"))
+            text = parse_move(action.get("content"), example="A C")
+            # The usual spelling ("a c") without the regular expression.
+            move = _PAIRS.get(text) or _parse_pegs(text)
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
-        if isinstance(move, str):
-            return self.budgeted(self.invalid(move))
+        # Illegal moves are answered here, not raised: random play makes many, and raising
+        # costs more than the rest of the step.
         source, target = move
-        disk = self.pegs[source].pop()
-        self.pegs[target].append(disk)
+        pegs = self.pegs
+        if source == target:
+            return self.budgeted(self.invalid("the source and target pegs must differ"))
+        if not pegs[source]:
+            return self.budgeted(self.invalid(_EMPTY[source]))
+        if pegs[target] and pegs[target][-1] < pegs[source][-1]:
+            return self.budgeted(
+                self.invalid(
+                    f"disk {pegs[source][-1]} cannot go onto the smaller disk {pegs[target][-1]}"
+                )
+            )
+        texts = self.texts
+        disk = pegs[source].pop()
+        pegs[target].append(disk)
         self.where[disk] = target
+        # The two pegs' texts change by one disk (cheaper than redrawing the board).
+        text = texts[source]
+        cut = text.rfind(" ")
+        texts[source] = text[:cut] if cut > 0 else "-"
+        name = _DISK_NAMES[disk]
+        texts[target] = f"{texts[target]} {name}" if len(pegs[target]) > 1 else name
         needed = moves_needed(self.where, self.disks, self.target)
         progress = self.potential.update(needed)
-        note = f"Moved disk {disk} from {PEGS[source]} to {PEGS[target]}."
         if needed == 0:  # every disk is on the target peg
+            note = f"Moved disk {disk} from {PEGS[source]} to {PEGS[target]}."
             verdict = Verdict(
                 1.0,
                 Status.CORRECT,
@@ -211,12 +229,13 @@ class TowerOfHanoiEnv(GameEnv):
                 outcome=WIN_REWARD,
                 progress=progress,
             )
-        return self.budgeted(
-            Step(
-                [user(f"{note} Turns left: {self.max_moves - self.turn}.\n{self.board()}")],
-                {"progress": progress},
-            )
+        a, b, c = texts
+        text = (
+            f"Moved disk {name} from {PEGS[source]} to {PEGS[target]}. "
+            f"Turns left: {self.max_moves - self._turn}.\nA: {a}\nB: {b}\nC: {c}"
         )
+        step = Step([{"role": "user", "content": text}], {"progress": progress})
+        return step if self._turn < self.max_moves else self.budgeted(step)
 
     def random_action(self, rng: np.random.Generator) -> str:
         """A random pair of different pegs."""
@@ -231,8 +250,8 @@ class TowerOfHanoiEnv(GameEnv):
 
     def board(self) -> str:
         """Each peg's disks, bottom to top."""
-        a, b, c = self.pegs
-        return f"A: {_peg_text(a)}\nB: {_peg_text(b)}\nC: {_peg_text(c)}"
+        a, b, c = self.texts
+        return f"A: {a}\nB: {b}\nC: {c}"
 
     def state_key(self) -> tuple[int, ...]:
         """Each disk's peg."""
