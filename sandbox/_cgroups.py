@@ -30,18 +30,6 @@ def _write(path: Path, value: str) -> None:
         f.write(value)
 
 
-def _read_key(path: Path, key: str) -> int:
-    try:
-        with open(path) as f:
-            for line in f:
-                name, _, value = line.partition(" ")
-                if name == key:
-                    return int(value)
-    except OSError:
-        pass
-    return 0
-
-
 def _mounts() -> list[tuple[str, str, set[str]]]:
     found = []
     with open("/proc/self/mounts") as f:
@@ -106,6 +94,7 @@ class Cgroups:
         self._limits: dict[int, tuple] = {}
         self._dirs: dict[int, dict[str, Path]] = {}
         self._made: set[int] = set()
+        self._oom_fds: dict[int, int] = {}
         if enable:
             try:
                 self._setup()
@@ -217,16 +206,32 @@ class Cgroups:
             _write(path / "cgroup.procs", str(pid))
 
     def oom_kills(self, slot: int) -> int:
-        """The slot's cumulative count of OOM kills."""
-        d = self._slot_dirs(slot).get("memory")
-        if d is None:
+        """The slot's cumulative count of OOM kills (read twice a run: the file stays open)."""
+        fd = self._oom_fds.get(slot)
+        if fd is None:
+            d = self._slot_dirs(slot).get("memory")
+            if d is None:
+                return 0
+            name = "memory.oom_control" if self.version == "v1" else "memory.events"
+            try:
+                fd = self._oom_fds[slot] = os.open(d / name, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return 0
+        try:
+            text = os.pread(fd, 4096, 0).decode()
+        except OSError:
             return 0
-        if self.version == "v1":
-            return _read_key(d / "memory.oom_control", "oom_kill")
-        return _read_key(d / "memory.events", "oom_kill")
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
 
     def close(self) -> None:
         """Removes every group this backend made."""
+        for fd in self._oom_fds.values():
+            os.close(fd)
+        self._oom_fds.clear()
         for parent in set(self.parents.values()):
             _remove_tree(parent)
         self.parents = {}

@@ -907,6 +907,7 @@ class LocalBackend:
         self.preload = tuple(preload)
         self._use_cgroups = cgroups
         self.reuse = bool(reuse)
+        self._enforced: tuple[Cgroups, dict[str, str]] | None = None
         self._runs = SlotPool(concurrency)
         self._session_count = SlotPool(max_sessions)
         # Slots cost nothing until used; extra ones cover sandboxes still being torn down.
@@ -968,7 +969,17 @@ class LocalBackend:
     @property
     def enforced(self) -> dict[str, str]:
         """How each limit is enforced on this machine (also in every result's ``info``)."""
+        cached = self._enforced
+        if cached is not None and cached[0] is self._cgroups:
+            return dict(cached[1])
         groups = self._cgroups.enforced if self._cgroups is not None else {}
+        enforced = self._enforced_from(groups)
+        if self._cgroups is not None:
+            self._enforced = (self._cgroups, enforced)
+        return dict(enforced)
+
+    @staticmethod
+    def _enforced_from(groups: dict[str, str]) -> dict[str, str]:
         return {
             "memory": groups.get("memory", "rlimit-as (per process)"),
             "address_space": "rlimit-as (8 x memory, backstop)"
