@@ -5,8 +5,10 @@ The task:
     each peg holding a stack with larger disks below smaller ones. A move takes the top
     disk of one peg onto another whose top disk is larger (or which is empty). The
     puzzle is solved when all disks are on the target peg. By default the start is a
-    random legal position and the target a random peg; ``start="stacked"`` gives the
-    classic puzzle (every disk on one random peg, the target another).
+    random legal position and the target a random peg; ``start="stacked"`` stacks every
+    disk on one random peg with another as the target, and ``start="classic"`` is the
+    textbook puzzle itself (every disk on A, target C; nothing is drawn, so every seed
+    gives the same episode).
 
 Observation:
     The rules, then the pegs after every move, bottom to top, e.g. ``A: 4 3 1``.
@@ -35,7 +37,7 @@ Oracle:
 Arguments:
     level: 1-10; 3 to 7 disks, from a random position (odd levels) or stacked (even).
     disks: Overrides the number of disks (1-10).
-    start: Overrides the start: ``"random"`` or ``"stacked"``.
+    start: Overrides the start: ``"random"``, ``"stacked"`` or ``"classic"``.
 
 Version history:
     v0: first version.
@@ -130,8 +132,8 @@ class TowerOfHanoiEnv(GameEnv):
         self.level = check_level(level)
         default_disks, default_start = level_value(level, LEVELS)
         self.disks = check_int("disks", disks, 1, 10) if disks is not None else default_disks
-        if start not in (None, "random", "stacked"):
-            raise ValueError(f"start must be 'random' or 'stacked', got {start!r}")
+        if start not in (None, "random", "stacked", "classic"):
+            raise ValueError(f"start must be 'random', 'stacked' or 'classic', got {start!r}")
         self.start = start or default_start
         self.max_moves = 2 * ((1 << self.disks) - 1) + EXTRA_TURNS
         self.where = [0] * (self.disks + 1)  # where[d]: the peg of disk d (index 0 unused)
@@ -154,7 +156,13 @@ class TowerOfHanoiEnv(GameEnv):
         if options:
             no_options(self, options)
         disks = self.disks
-        if self.start == "stacked":
+        if self.start == "classic":
+            self.target = 2
+            self.where = [0] * (disks + 1)
+            self.pegs = [list(range(disks, 0, -1)), [], []]
+            self.texts = [self.tower_text, "-", "-"]
+            needed = (1 << disks) - 1
+        elif self.start == "stacked":
             # The first two of disks + 2 numbers: the stream moves on as a random start's does.
             first, second = self.uniforms(2, skip=disks)
             source = int(first * 3)

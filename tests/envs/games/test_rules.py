@@ -243,6 +243,26 @@ def test_tower_of_hanoi_distance_is_the_bfs_distance():
             assert tower_of_hanoi.moves_needed(where, 4, target) == _hanoi_bfs(4, state, target)
 
 
+def test_tower_of_hanoi_classic_start_is_the_textbook_puzzle():
+    openings = set()
+    for seed in range(5):
+        env = palaestra.make("TowerOfHanoi-v0", disks=3, start="classic")
+        observation, info = env.reset(seed=seed)
+        openings.add(observation[0]["content"])
+        assert info["fewest_moves"] == 7
+        assert observation[0]["content"].endswith("A: 3 2 1\nB: -\nC: -")
+        assert "Move every disk onto peg C." in observation[0]["content"]
+        game, turns, terminated = env.unwrapped, 0, False
+        while not terminated:
+            _, _, terminated, truncated, info = env.step(game.oracle_action())
+            turns += 1
+            assert not truncated
+        assert info["success"] and turns == 7
+    assert len(openings) == 1
+    with pytest.raises(ValueError, match="classic"):
+        palaestra.make("TowerOfHanoi-v0", start="upside-down")
+
+
 def test_lights_out_solver_is_exact_on_small_grids():
     size = 3
     masks = lights_out._solver(size)[0]
