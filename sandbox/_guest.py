@@ -148,6 +148,7 @@ _MOUNT_OPTION_FLAGS = {
 }
 
 _LIBC = None
+_MACHINE = os.uname().machine  # syscall numbers below are per machine
 
 
 def _libc():
@@ -156,6 +157,7 @@ def _libc():
         import ctypes
 
         _LIBC = ctypes.CDLL(None, use_errno=True)
+        _LIBC.syscall.restype = ctypes.c_long
     return _LIBC
 
 
@@ -225,11 +227,10 @@ def clear_keyrings() -> None:
     """
     import ctypes
 
-    number = _KEYCTL_NR.get(os.uname().machine)
+    number = _KEYCTL_NR.get(_MACHINE)
     if number is None:
         return
     libc = _libc()
-    libc.syscall.restype = ctypes.c_long
     for keyring in (KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING):
         libc.syscall(number, KEYCTL_CLEAR, keyring, 0, 0, 0)
     persistent = libc.syscall(
@@ -241,9 +242,9 @@ def clear_keyrings() -> None:
 
 def pivot_root(new_root: str, put_old: str) -> None:
     """Calls ``pivot_root(2)``, which glibc does not wrap."""
-    number = PIVOT_ROOT_NR.get(os.uname().machine)
+    number = PIVOT_ROOT_NR.get(_MACHINE)
     if number is None:
-        raise OSError(f"pivot_root: unknown syscall number on {os.uname().machine}")
+        raise OSError(f"pivot_root: unknown syscall number on {_MACHINE}")
     _check(_libc().syscall(number, _b(new_root), _b(put_old)), "pivot_root")
 
 
@@ -1057,13 +1058,7 @@ class Agent:
         """
         if self.identity is None:
             return
-        uid, gid = self.identity
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
-        prctl(PR_SET_NO_NEW_PRIVS, 1)
-        prctl(PR_SET_DUMPABLE, 0)
-        clear_keyrings()
+        _take_identity(self.identity)
         self.identity = None
 
     def prespawn(self) -> None:
@@ -1829,7 +1824,7 @@ def clone_into(flags: int) -> int:
     global _PYLIBC
     import ctypes
 
-    number = _CLONE_NR.get(os.uname().machine)
+    number = _CLONE_NR.get(_MACHINE)
     if number is None:
         return -1
     threading = sys.modules.get("threading")
@@ -1881,16 +1876,8 @@ def _serve_runs(sock, decoder, request: dict, fds: list, slot_id: int, disk_mb: 
     run's rlimits are this process's own, so every run it serves must have the same.
     """
     rlimits = _rlimit_key(request["limits"])
-    os.setgroups([])
-    prctl(PR_SET_KEEPCAPS, 1)
-    os.setresgid(slot_id, slot_id, slot_id)
-    os.setresuid(slot_id, slot_id, slot_id)
-    prctl(PR_SET_NO_NEW_PRIVS, 1)
-    prctl(PR_SET_DUMPABLE, 0)
+    _take_identity((slot_id, slot_id), keep_caps=True)
     permitted = capabilities()[1]
-    set_capabilities(0, permitted)
-    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
-    clear_keyrings()
     while True:
         t = request.get("t")
         if t == "run":
@@ -2029,11 +2016,7 @@ def _run_here(sock, spec: dict, fds, identity, warmed: bool, stay: bool = False)
     program = _resolve(spec["argv"][0], spec["env"])
     started = time.monotonic()
     if program is None:
-        os.write(err, f"sandbox: {spec['argv'][0]}: command not found\n".encode())
-        for source in (stdin, out, err):
-            os.close(source)
-        fields = {"code": 127, "signal": None, "cpu_s": 0.0, "cpu_limit": False}
-        return _report_status(sock, fields, 0.0, stay)
+        return _not_started(sock, fds, spec["argv"][0], "command not found", 127, stay)
     if (limits.get("address_space_mb") or 0) > limits["memory_mb"]:
         # This init takes the run's rlimits itself, so that the program starts from a
         # vfork with no Python in the child; the address-space limit is then a loose
@@ -2054,12 +2037,8 @@ def _run_here(sock, spec: dict, fds, identity, warmed: bool, stay: bool = False)
                 setsigmask=(),
             )
         except OSError as e:
-            os.write(err, f"sandbox: {spec['argv'][0]}: {e.strerror}\n".encode())
-            for source in (stdin, out, err):
-                os.close(source)
             code = 127 if e.errno == 2 else 126
-            fields = {"code": code, "signal": None, "cpu_s": 0.0, "cpu_limit": False}
-            return _report_status(sock, fields, 0.0, stay)
+            return _not_started(sock, fds, spec["argv"][0], e.strerror, code, stay)
     else:
         # Without a memory cgroup, RLIMIT_AS is the memory limit itself: only the
         # program takes it, in a forked child.
@@ -2086,14 +2065,33 @@ def _run_here(sock, spec: dict, fds, identity, warmed: bool, stay: bool = False)
     return _report_status(sock, fields, time.monotonic() - started, stay)
 
 
-def _take_identity(identity) -> None:
-    """Drops to the sandbox's uid for good: no capability, no new privileges, not dumpable."""
+def _not_started(sock, fds, name: str, why: str, code: int, stay: bool) -> None:
+    """Reports a program that could not start as a shell would (``code`` 127 or 126)."""
+    os.write(fds[2], f"sandbox: {name}: {why}\n".encode())
+    for fd in fds:
+        os.close(fd)
+    fields = {"code": code, "signal": None, "cpu_s": 0.0, "cpu_limit": False}
+    return _report_status(sock, fields, 0.0, stay)
+
+
+def _take_identity(identity, keep_caps: bool = False) -> None:
+    """Drops to the sandbox's uid for good: no new privileges, not dumpable, keyrings empty.
+
+    ``keep_caps``: keep the capabilities in the permitted set only (none effective,
+    inheritable or ambient, so programs this process starts have none); see
+    :func:`_serve_runs`. Otherwise the uid change drops them all.
+    """
     uid, gid = identity
     os.setgroups([])
+    if keep_caps:
+        prctl(PR_SET_KEEPCAPS, 1)
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     prctl(PR_SET_DUMPABLE, 0)
+    if keep_caps:
+        set_capabilities(0, capabilities()[1])
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     clear_keyrings()
 
 

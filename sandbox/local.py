@@ -702,6 +702,13 @@ class _Keeper:
         unborn: dict[int, tuple[socket.socket, int, float]] = {}
         # Sandboxes being renewed after a run, by the host's socket: (channel, deadline).
         renewing: dict[int, tuple[_LocalChannel, float]] = {}
+
+        def give_up(channel: _LocalChannel) -> None:
+            """Ends a sandbox whose renewal failed; it is buried like the others."""
+            channel.kill()
+            channel.close()
+            dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
+
         try:
             while True:
                 waits = [
@@ -720,9 +727,7 @@ class _Keeper:
                     elif fd in renewing:
                         channel = renewing.pop(fd)[0]
                         if not self._renewed(channel):
-                            channel.kill()
-                            channel.close()
-                            dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
+                            give_up(channel)
                 now = time.monotonic()
                 for fd, (channel, deadline) in list(dying.items()):
                     if now >= deadline:
@@ -731,9 +736,7 @@ class _Keeper:
                 for fd, (channel, deadline) in list(renewing.items()):
                     if now >= deadline:
                         del renewing[fd]
-                        channel.kill()
-                        channel.close()
-                        dying[channel.pidfd] = (channel, now + 2.0)
+                        give_up(channel)
                 for fd, (sock, slot, deadline) in list(unborn.items()):
                     if now >= deadline:
                         # The zygote never started it; closing the socket ends it if it does.
@@ -775,9 +778,7 @@ class _Keeper:
                             channel.sock.sendall(encode_frame({"t": "renew"}))
                             renewing[channel.sock.fileno()] = (channel, time.monotonic() + 5.0)
                         except OSError:
-                            channel.kill()
-                            channel.close()
-                            dying[channel.pidfd] = (channel, time.monotonic() + 2.0)
+                            give_up(channel)
         finally:
             os.close(self._wake_r)
             os.close(self._wake_w)

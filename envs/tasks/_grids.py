@@ -122,6 +122,30 @@ def answer_grid(grid: Sequence[Sequence[int]]) -> str:
     return "\n".join(" ".join(str(v) for v in row) for row in grid)
 
 
+def changed_given(
+    grid: Sequence[Sequence[Any]],
+    givens: Sequence[Sequence[Any]],
+    *,
+    empty: Any = None,
+    name: Callable[[int, int], str] | None = None,
+) -> str:
+    """``""`` when ``grid`` keeps every given, else the first given it changed.
+
+    Args:
+        grid: The answer's grid.
+        givens: The puzzle's grid, with its givens.
+        empty: What marks a cell without a given (None: any falsy value, such as 0).
+        name: Names a cell from its row and column (default ``row r, column c``, from 1).
+    """
+    for r, row in enumerate(givens):
+        for c, given in enumerate(row):
+            if (not given if empty is None else given == empty) or grid[r][c] == given:
+                continue
+            where = name(r, c) if name is not None else f"row {r + 1}, column {c + 1}"
+            return f"the given {given} at {where} was changed"
+    return ""
+
+
 def is_latin(grid: Sequence[Sequence[int]], n: int) -> str:
     """``""`` when every row and column holds 1..n once, else the first violation."""
     want = set(range(1, n + 1))

@@ -43,6 +43,7 @@ from palaestra.envs.tasks._grids import (
     UNKNOWN,
     LineSearch,
     Patterns,
+    changed_given,
     parse_symbol_grid,
     z3_count,
 )
@@ -192,14 +193,9 @@ class BinairoTask(Task[BinairoConfig]):
         grid, why = parse_symbol_grid(answer, n, n, SYMBOLS)
         if grid is None:
             return self.malformed(answer, problem, why)
-        for r, row in enumerate(givens):
-            for c, given in enumerate(row):
-                if given != "." and grid[r][c] != given:
-                    return self.wrong(
-                        grid,
-                        problem,
-                        f"the given {given} at row {r + 1}, column {c + 1} was changed",
-                    )
+        changed = changed_given(grid, givens, empty=".")
+        if changed:
+            return self.wrong(grid, problem, changed)
         broken = broken_rule(grid)
         if broken:
             return self.wrong(grid, problem, broken)

@@ -40,6 +40,7 @@ from palaestra.envs.tasks._grids import (
     DomainSearch,
     SearchLimit,
     answer_grid,
+    changed_given,
     is_latin,
     latin_geometry,
     parse_number_grid,
@@ -260,12 +261,9 @@ class FutoshikiTask(Task[FutoshikiConfig]):
         grid, why = parse_number_grid(answer, n, n, 1, n)
         if grid is None:
             return self.malformed(answer, problem, why)
-        for r, row in enumerate(problem.data["givens"]):
-            for c, given in enumerate(row):
-                if given and grid[r][c] != given:
-                    return self.wrong(
-                        grid, problem, f"the given {given} at {_name(n, r * n + c)} was changed"
-                    )
+        changed = changed_given(grid, problem.data["givens"], name=lambda r, c: _name(n, r * n + c))
+        if changed:
+            return self.wrong(grid, problem, changed)
         broken = is_latin(grid, n)
         if broken:
             return self.wrong(grid, problem, broken)

@@ -39,7 +39,13 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
-from palaestra.envs.tasks._grids import answer_grid, format_number_grid, parse_number_grid, z3_count
+from palaestra.envs.tasks._grids import (
+    answer_grid,
+    changed_given,
+    format_number_grid,
+    parse_number_grid,
+    z3_count,
+)
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict
@@ -319,14 +325,9 @@ class MagicSquareTask(Task[MagicSquareConfig]):
         grid, why = parse_number_grid(answer, n, n, 1, n * n)
         if grid is None:
             return self.malformed(answer, problem, why)
-        for r, row in enumerate(problem.data["givens"]):
-            for c, given in enumerate(row):
-                if given and grid[r][c] != given:
-                    return self.wrong(
-                        grid,
-                        problem,
-                        f"the given {given} at row {r + 1}, column {c + 1} was changed",
-                    )
+        changed = changed_given(grid, problem.data["givens"])
+        if changed:
+            return self.wrong(grid, problem, changed)
         broken = is_magic(grid)
         if broken:
             return self.wrong(grid, problem, broken)

@@ -48,6 +48,7 @@ from palaestra.envs.tasks._grids import (
     SearchLimit,
     Table,
     answer_grid,
+    changed_given,
     is_latin,
     latin_geometry,
     parse_number_grid,
@@ -274,14 +275,9 @@ class SkyscrapersTask(Task[SkyscrapersConfig]):
         grid, why = parse_number_grid(answer, n, n, 1, n)
         if grid is None:
             return self.malformed(answer, problem, why)
-        for r, row in enumerate(problem.data["givens"]):
-            for c, given in enumerate(row):
-                if given and grid[r][c] != given:
-                    return self.wrong(
-                        grid,
-                        problem,
-                        f"the given {given} at row {r + 1}, column {c + 1} was changed",
-                    )
+        changed = changed_given(grid, problem.data["givens"])
+        if changed:
+            return self.wrong(grid, problem, changed)
         broken = is_latin(grid, n)
         if broken:
             return self.wrong(grid, problem, broken)

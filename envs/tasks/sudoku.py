@@ -44,6 +44,7 @@ import numpy as np
 from palaestra.envs.tasks._grids import (
     DomainSearch,
     answer_grid,
+    changed_given,
     exact_cover_count,
     parse_number_grid,
     peers_of,
@@ -221,14 +222,9 @@ class SudokuTask(Task[SudokuConfig]):
         grid, why = parse_number_grid(answer, n, n, 1, n)
         if grid is None:
             return self.malformed(answer, problem, why)
-        for r, row in enumerate(problem.data["givens"]):
-            for c, given in enumerate(row):
-                if given and grid[r][c] != given:
-                    return self.wrong(
-                        grid,
-                        problem,
-                        f"the given {given} at row {r + 1}, column {c + 1} was changed",
-                    )
+        changed = changed_given(grid, problem.data["givens"])
+        if changed:
+            return self.wrong(grid, problem, changed)
         units = _geometry(n)["units"]
         flat = [v for row in grid for v in row]
         names = ["row"] * n + ["column"] * n + ["box"] * n
