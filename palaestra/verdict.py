@@ -34,21 +34,23 @@ class Status(str, enum.Enum):
         return self.value
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, init=False)
 class Verdict:
     """The result of checking one completion against one reference.
 
     Attributes:
         score: The reward the check pays, usually in [0, 1].
-        status: The category of the outcome.
+        status: The category of the outcome (a `Status`, or its string value).
         answer: The answer parsed from the completion (None when there is none).
         reference: The reference as the verifier understood it.
         reason: One sentence a person can read: why this score.
         elapsed_s: Wall-clock seconds the check took (ignored by equality, so that
             verdicts of identical episodes compare equal).
-        mask: True when a trainer must not learn from this result (infrastructure errors).
+        mask: True when a trainer must not learn from this result (infrastructure errors);
+            always True for `Status.ERROR`.
         verifier: The name of the verifier that produced it.
-        details: Verifier-specific extras (per-test results, judge output, ...).
+        details: Verifier-specific extras (per-test results, judge output, ...); None
+            gives an empty dict.
     """
 
     score: float
@@ -61,15 +63,35 @@ class Verdict:
     verifier: str = ""
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        # Accept plain strings so that verdicts round-trip through JSON (the checks first:
-        # games make a verdict per episode, and converting costs more than checking).
-        if self.status.__class__ is not Status:
-            object.__setattr__(self, "status", Status(self.status))
-        if self.score.__class__ is not float:
-            object.__setattr__(self, "score", float(self.score))
-        if self.status is Status.ERROR and not self.mask:
-            object.__setattr__(self, "mask", True)
+    def __init__(
+        self,
+        score: float,
+        status: Status | str,
+        answer: Any = None,
+        reference: Any = None,
+        reason: str = "",
+        elapsed_s: float = 0.0,
+        mask: bool = False,
+        verifier: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        # Written out rather than generated: a frozen dataclass's own __init__ sets each
+        # field through object.__setattr__, which made a verdict cost more than a game's
+        # step. Strings are accepted so that verdicts round-trip through JSON.
+        if status.__class__ is not Status:
+            status = Status(status)
+        if score.__class__ is not float:
+            score = float(score)
+        fields = self.__dict__
+        fields["score"] = score
+        fields["status"] = status
+        fields["answer"] = answer
+        fields["reference"] = reference
+        fields["reason"] = reason
+        fields["elapsed_s"] = elapsed_s
+        fields["mask"] = mask or status is Status.ERROR
+        fields["verifier"] = verifier
+        fields["details"] = {} if details is None else details
 
     @property
     def correct(self) -> bool:

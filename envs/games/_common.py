@@ -135,7 +135,11 @@ class Potential:
 
     def update(self, distance: float) -> float:
         """Moves to a state ``distance`` from the goal; returns the progress reward."""
-        phi = min(1.0, max(0.0, 1.0 - distance / self.start))
+        phi = 1.0 - distance / self.start
+        if phi < 0.0:  # the clip to [0, 1], without two builtin calls
+            phi = 0.0
+        elif phi > 1.0:
+            phi = 1.0
         reward, self.phi = self.scale * (phi - self.phi), phi
         return reward
 

@@ -101,16 +101,66 @@ def code_index(pegs: int, colors: int, repeats: bool) -> dict[tuple[int, ...], i
     }
 
 
-ROW_CODES = 400
-"""Largest code space whose scores are also kept as Python lists (fast for few candidates)."""
+Outcome = tuple[int, int, int, str]
+"""What a score means for a guess: ``(bits, black, white, line)``, see `ScoreMasks.of`."""
+
+
+class ScoreMasks:
+    """Per guess, every code's score and what each score means, built on first use.
+
+    The codes still consistent with the scores are a bit set (bit ``i``: code ``i`` of
+    `all_codes`), so narrowing them after a guess is one ``&`` of two integers, not a pass
+    over every candidate. A guess's scores and outcomes are built from `score_table` the
+    first time it is played, so a configuration pays only for the guesses that are played.
+    """
+
+    def __init__(self, table: np.ndarray, texts: list[str]):
+        self.table = table
+        self.texts = texts
+        self.everything = (1 << len(table)) - 1
+        self.guesses: dict[int, tuple[list[int], dict[int, Outcome]]] = {}
+
+    def of(self, guess: int) -> tuple[list[int], dict[int, Outcome]]:
+        """``(scores, outcomes)``: every code's score against ``guess``, and per score its outcome.
+
+        A score is ``black * 10 + white``; its outcome is ``(bits, black, white, line)``: the
+        bit set of the codes that get that score, its pegs, and the guess's line on the board.
+        """
+        found = self.guesses.get(guess)
+        if found is None:
+            row = self.table[guess]
+            outcomes = {}
+            for score in np.unique(row).tolist():
+                black, white = divmod(score, 10)
+                line = f"{self.texts[guess]}  black {black} white {white}"
+                outcomes[score] = (bits_of(np.flatnonzero(row == score)), black, white, line)
+            found = self.guesses[guess] = (row.tolist(), outcomes)
+        return found
+
+
+def bits_of(indices: np.ndarray) -> int:
+    """The bit set of some code indices."""
+    if not len(indices):
+        return 0
+    flags = np.zeros(int(indices.max()) + 1, dtype=np.uint8)
+    flags[indices] = 1
+    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")
+
+
+def indices_of(bits: int) -> np.ndarray:
+    """The code indices in a bit set, ascending."""
+    raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), dtype=np.uint8)
+    return np.flatnonzero(np.unpackbits(raw, bitorder="little"))
 
 
 @functools.lru_cache(maxsize=16)
-def score_rows(pegs: int, colors: int, repeats: bool) -> list[list[int]] | None:
-    """`score_table` as Python lists, for spaces of at most `ROW_CODES` codes (else None)."""
-    if len(all_codes(pegs, colors, repeats)) > ROW_CODES:
+def score_masks(pegs: int, colors: int, repeats: bool) -> ScoreMasks | None:
+    """The `ScoreMasks` of a code space that has a `score_table` (None above `TABLE_CODES`)."""
+    table = score_table(pegs, colors, repeats)
+    if table is None:
         return None
-    return score_table(pegs, colors, repeats).tolist()
+    texts = [" ".join(map(str, code)) for code in code_index(pegs, colors, repeats)]
+    return ScoreMasks(table, texts)
 
 
 @functools.lru_cache(maxsize=16)
@@ -139,7 +189,7 @@ class MastermindEnv(GameEnv):
     """Mastermind; see the module docstring."""
 
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("secret", "secret_index", "history", "lines", "candidates")
+    state_attrs = ("secret", "secret_index", "history", "shown", "candidates")
 
     def __init__(
         self,
@@ -175,7 +225,7 @@ class MastermindEnv(GameEnv):
         self.code_texts = [" ".join(map(str, code)) for code in self.code_list]
         self.spelled = {text: i for i, text in enumerate(self.code_texts)}
         self.example = " ".join("1" * self.pegs)
-        self.rows = score_rows(self.pegs, self.colors, self.repeats)
+        self.masks = score_masks(self.pegs, self.colors, self.repeats)
         self.log_codes = math.log(max(len(self.codes), 2))
         repeats_rule = "Digits may repeat." if self.repeats else "No digit repeats."
         self.rules = (
@@ -190,37 +240,31 @@ class MastermindEnv(GameEnv):
         self.secret: tuple[int, ...] = self.code_list[0]
         self.secret_index = 0  # the secret's row in `all_codes`
         self.history: list[tuple[tuple[int, ...], int, int]] = []
-        self.lines: list[str] = []  # the board, one line per guess (kept, not re-rendered)
-        self.candidates: list[int] | np.ndarray = self._all_candidates()
+        self.shown = ""  # the board: a line per guess, grown by a line per guess
+        # The codes still consistent with the scores: a bit set where there are `masks`
+        # (see `ScoreMasks`), else an array of indices.
+        self.candidates: int | np.ndarray = self._all_candidates()
 
-    def _all_candidates(self) -> list[int] | np.ndarray:
-        """Every code's index: a list in small spaces (see `score_rows`), else an array."""
-        if self.rows is not None:
-            return list(range(len(self.code_list)))
+    def _all_candidates(self) -> int | np.ndarray:
+        """Every code: a full bit set, or every index where there are no `masks`."""
+        if self.masks is not None:
+            return self.masks.everything
         return np.arange(len(self.code_list))
+
+    def candidate_indices(self) -> np.ndarray:
+        """The indices (in `all_codes`) of the codes still consistent with the scores."""
+        if isinstance(self.candidates, int):
+            return indices_of(self.candidates)
+        return self.candidates
 
     def _reset(self, options: dict[str, Any]):
         if options:
             no_options(self, options)
         self.secret_index = int(self.uniforms(1)[0] * len(self.code_list))
         self.secret = self.code_list[self.secret_index]
-        self.history, self.lines = [], []
+        self.history, self.shown = [], ""
         self.candidates = self._all_candidates()
         return [{"role": "user", "content": self.rules}], {"level": self.level}
-
-    def _narrow(self, guess: int, score: int) -> None:
-        """Keeps the candidates that would have scored ``score`` against code ``guess``."""
-        if self.rows is not None:  # a small space: plain Python beats numpy's per-call cost
-            row = self.rows[guess]
-            self.candidates = [c for c in self.candidates if row[c] == score]
-            return
-        candidates = np.asarray(self.candidates)
-        table = score_table(self.pegs, self.colors, self.repeats)
-        if table is not None:
-            found = table[guess][candidates]
-        else:
-            found = scores(self.codes[guess : guess + 1], self.codes[candidates], self.colors)[0]
-        self.candidates = candidates[found == score]
 
     def _parse(self, text: str) -> int:
         """The index of the code a move's text (see `parse_move`) spells (see `code_index`)."""
@@ -245,21 +289,25 @@ class MastermindEnv(GameEnv):
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
         guess = self.code_list[index]
-        before = len(self.candidates)
-        if self.rows is not None:  # a small space: plain Python beats numpy's per-call cost
-            row = self.rows[index]
-            score = row[self.secret_index]
-            black, white = divmod(score, 10)
-            self.candidates = [c for c in self.candidates if row[c] == score]
+        masks = self.masks
+        if masks is not None:  # one `&` narrows the candidates (see `ScoreMasks`)
+            found, outcomes = masks.guesses.get(index) or masks.of(index)
+            bits, black, white, line = outcomes[found[self.secret_index]]
+            before = self.candidates.bit_count()
+            self.candidates &= bits
+            after = self.candidates.bit_count()
         else:
             black = sum(g == s for g, s in zip(guess, self.secret, strict=True))
             white = sum(min(guess.count(c), self.secret.count(c)) for c in set(guess)) - black
-            self._narrow(index, black * 10 + white)
+            candidates = self.candidates
+            before = len(candidates)
+            found = scores(self.codes[index : index + 1], self.codes[candidates], self.colors)[0]
+            self.candidates = candidates[found == black * 10 + white]
+            after = len(self.candidates)
+            line = f"{self.code_texts[index]}  black {black} white {white}"
         self.history.append((guess, black, white))
-        self.lines.append(f"{self.code_texts[index]}  black {black} white {white}")
-        progress = (
-            PROGRESS_REWARD * math.log(before / max(len(self.candidates), 1)) / self.log_codes
-        )
+        self.shown = f"{self.shown}\n{line}" if self.shown else line
+        progress = PROGRESS_REWARD * math.log(before / max(after, 1)) / self.log_codes
         if black == self.pegs:
             verdict = Verdict(
                 1.0,
@@ -291,16 +339,20 @@ class MastermindEnv(GameEnv):
                 [user(f"{self.board()}\nOut of guesses; the code was {secret}.")],
                 progress=progress,
             )
-        text = "\n".join(self.lines)  # the board
         step = Step(
-            [{"role": "user", "content": f"{text}\nGuesses left: {self.max_guesses - guesses}."}],
+            [
+                {
+                    "role": "user",
+                    "content": f"{self.shown}\nGuesses left: {self.max_guesses - guesses}.",
+                }
+            ],
             {"progress": progress},
         )
         return step if self._turn < self.max_moves else self.budgeted(step)
 
     def board(self) -> str:
         """Every guess so far with its score."""
-        return "\n".join(self.lines)
+        return self.shown
 
     def random_action(self, rng: np.random.Generator) -> str:
         """A random code."""
@@ -309,7 +361,7 @@ class MastermindEnv(GameEnv):
 
     def oracle_action(self) -> str:
         """Knuth's minimax guesser (see the module docstring)."""
-        candidates = np.asarray(self.candidates)
+        candidates = self.candidate_indices()
         if len(candidates) <= 2:
             index = int(candidates[0])
         elif not self.history:

@@ -84,6 +84,18 @@ _PAIRS = {f"{a} {b}": (i, j) for i, a in enumerate("abc") for j, b in enumerate(
 
 _DISK_NAMES = tuple(str(d) for d in range(11))
 _EMPTY = tuple(f"peg {peg} is empty" for peg in PEGS)
+_ONTO = tuple(
+    tuple(f"disk {disk} cannot go onto the smaller disk {top}" for top in range(11))
+    for disk in range(11)
+)
+"""``_ONTO[disk][top]``: why disk cannot go onto the smaller disk top."""
+_WEIGHTS = tuple(3 ** (d - 1) if d else 0 for d in range(11))
+"""Disk d's weight in a position's code (``sum(where[d] * 3 ** (d - 1))``)."""
+
+
+def position_code(where: list[int]) -> int:
+    """A position as one integer: each disk's peg a base-3 digit (disk 1 the lowest)."""
+    return sum(where[d] * _WEIGHTS[d] for d in range(1, len(where)))
 
 
 def _parse_pegs(text: str) -> tuple[int, int]:
@@ -126,7 +138,7 @@ class TowerOfHanoiEnv(GameEnv):
     """Tower of Hanoi from any position; see the module docstring."""
 
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("where", "pegs", "texts", "target", "potential")
+    state_attrs = ("where", "code", "pegs", "texts", "target", "potential")
 
     def __init__(self, level: int = 3, disks: int | None = None, start: str | None = None):
         self.level = check_level(level)
@@ -150,6 +162,8 @@ class TowerOfHanoiEnv(GameEnv):
             for target in range(3)
         ]
         self.target = 2
+        self.code = 0  # `position_code(where)`, kept up to date move by move
+        self.fewest: dict[int, int] = {}  # code * 3 + target -> moves_needed (a cache)
         self.potential = Potential(PROGRESS_REWARD, 1)
 
     def _reset(self, options: dict[str, Any]):
@@ -184,6 +198,7 @@ class TowerOfHanoiEnv(GameEnv):
             where = self.where
             self.pegs = [[d for d in range(disks, 0, -1) if where[d] == p] for p in range(3)]
             self.texts = [_peg_text(peg) for peg in self.pegs]
+        self.code = position_code(self.where)
         self.potential = Potential(PROGRESS_REWARD, needed)
         return [{"role": "user", "content": self.rules[self.target] + self.board()}], {
             "level": self.level,
@@ -202,26 +217,31 @@ class TowerOfHanoiEnv(GameEnv):
         source, target = move
         pegs = self.pegs
         if source == target:
-            return self.budgeted(self.invalid("the source and target pegs must differ"))
-        if not pegs[source]:
-            return self.budgeted(self.invalid(_EMPTY[source]))
-        if pegs[target] and pegs[target][-1] < pegs[source][-1]:
-            return self.budgeted(
-                self.invalid(
-                    f"disk {pegs[source][-1]} cannot go onto the smaller disk {pegs[target][-1]}"
-                )
-            )
+            reason = "the source and target pegs must differ"
+        elif not pegs[source]:
+            reason = _EMPTY[source]
+        elif pegs[target] and pegs[target][-1] < pegs[source][-1]:
+            reason = _ONTO[pegs[source][-1]][pegs[target][-1]]
+        else:
+            reason = None
+        if reason is not None:
+            step = self.invalid(reason)
+            return step if self._turn < self.max_moves else self.budgeted(step)
         texts = self.texts
         disk = pegs[source].pop()
         pegs[target].append(disk)
         self.where[disk] = target
+        self.code = code = self.code + (target - source) * _WEIGHTS[disk]
         # The two pegs' texts change by one disk (cheaper than redrawing the board).
         text = texts[source]
         cut = text.rfind(" ")
         texts[source] = text[:cut] if cut > 0 else "-"
         name = _DISK_NAMES[disk]
         texts[target] = f"{texts[target]} {name}" if len(pegs[target]) > 1 else name
-        needed = moves_needed(self.where, self.disks, self.target)
+        key = code * 3 + self.target
+        needed = self.fewest.get(key)
+        if needed is None:
+            needed = self.fewest[key] = moves_needed(self.where, self.disks, self.target)
         progress = self.potential.update(needed)
         if needed == 0:  # every disk is on the target peg
             note = f"Moved disk {disk} from {PEGS[source]} to {PEGS[target]}."

@@ -138,3 +138,18 @@ def test_bad_references_are_masked_errors(reference):
 def test_verdicts_serialise():
     verdict = verifiers.verify("math", "\\boxed{1/2}", "0.5")
     assert Verdict.from_dict(json.loads(json.dumps(verdict.to_dict()))) == verdict
+
+
+def test_verdicts_are_frozen_and_normalise_their_fields():
+    verdict = Verdict(1, "correct", reason="ok")
+    assert verdict.score == 1.0 and type(verdict.score) is float
+    assert verdict.status is Status.CORRECT and not verdict.mask and verdict.details == {}
+    assert Verdict(0.0, Status.INCORRECT).details is not Verdict(0.0, Status.INCORRECT).details
+    assert Verdict(0.0, "error").mask  # an infrastructure error is always masked
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        verdict.score = 0.0
+    with pytest.raises(ValueError):
+        Verdict(1.0, "maybe")
+    assert verdict.replace(score=0.5) == Verdict(0.5, Status.CORRECT, reason="ok")
+    assert Verdict(1.0, Status.CORRECT, elapsed_s=3.0) == Verdict(1.0, Status.CORRECT)
+    assert Verdict.from_dict(verdict.to_dict()) == verdict

@@ -164,6 +164,29 @@ def test_mastermind_scores_black_and_white_pegs():
     assert scores.tolist() == [1 * 10 + 2, 0 * 10 + 2]
 
 
+@pytest.mark.parametrize(
+    ("pegs", "colors", "repeats"),
+    [(2, 6, False), (4, 6, True), (4, 7, True)],  # bit sets (small, tabulated) and arrays
+)
+def test_mastermind_candidates_are_the_codes_consistent_with_every_score(pegs, colors, repeats):
+    env = bare("Mastermind-v0", pegs=pegs, colors=colors, repeats=repeats, max_guesses=6)
+    game, rng = env.unwrapped, np.random.default_rng(0)
+    codes = mastermind.all_codes(pegs, colors, repeats)
+    for seed in range(4):
+        env.reset(seed=seed)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            _, _, terminated, truncated, info = env.step(game.random_action(rng))
+            if info.get("invalid_action"):
+                continue
+            consistent = np.ones(len(codes), dtype=bool)
+            for guess, black, white in game.history:
+                found = mastermind.scores(np.array([guess], dtype=np.int8), codes, colors)[0]
+                consistent &= found == black * 10 + white
+            assert game.candidate_indices().tolist() == np.flatnonzero(consistent).tolist()
+            assert game.secret_index in game.candidate_indices()
+
+
 def test_hangman_reveals_every_position_and_counts_misses():
     env = bare("Hangman-v0")
     env.reset(seed=0)
@@ -261,6 +284,23 @@ def test_tower_of_hanoi_classic_start_is_the_textbook_puzzle():
     assert len(openings) == 1
     with pytest.raises(ValueError, match="classic"):
         palaestra.make("TowerOfHanoi-v0", start="upside-down")
+
+
+def test_tower_of_hanoi_position_code_follows_every_move_and_snapshot():
+    env = bare("TowerOfHanoi-v0", disks=4)
+    game, rng = env.unwrapped, np.random.default_rng(0)
+    for seed in range(5):
+        env.reset(seed=seed)
+        snapshot, terminated, turns = None, False, 0
+        while not terminated and turns < 60:
+            _, reward, terminated, _, info = env.step(game.random_action(rng))
+            turns += 1
+            assert game.code == tower_of_hanoi.position_code(game.where)
+            if turns == 5:
+                snapshot = env.get_state()
+        if snapshot is not None:
+            env.set_state(snapshot)
+            assert game.code == tower_of_hanoi.position_code(game.where)
 
 
 def test_lights_out_solver_is_exact_on_small_grids():
