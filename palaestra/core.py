@@ -694,7 +694,8 @@ class Env(gym.Env[Observation, Action]):
         raw = result.reward_parts
         if len(raw) == 1:  # the common case, without building a comprehension
             [(name, value)] = raw.items()
-            value = float(value)
+            if value.__class__ is not float:
+                value = float(value)
             parts = {name: value}
             reward = 0.0 + value  # what float(sum(...)) gives (0.0 + -0.0 is 0.0)
         else:
@@ -714,7 +715,8 @@ class Env(gym.Env[Observation, Action]):
             info = {"status": "ok", "mask": False, "reward_parts": parts, "turn": self._turn}
         self._transcript_tail = observation = result.observation
         if len(observation) == 1:
-            observation = [dict(observation[0])]
+            message = observation[0]
+            observation = [message.copy() if message.__class__ is dict else dict(message)]
         else:
             observation = list(map(dict, observation))
         terminated, truncated = result.terminated, result.truncated
@@ -727,8 +729,8 @@ class Env(gym.Env[Observation, Action]):
                 )
             self._over = True
             info.setdefault("success", False)
-        else:
-            terminated = truncated = self._over = False
+        else:  # (`_over` is still False: `step` refuses to run once it is True)
+            terminated = truncated = False
             # The common cases of `_apply_limits`, inline: no limit is reached this turn.
             if self._max_turns is None or self._turn < self._max_turns:
                 if self._max_invalid is None or not info.get("invalid_action"):

@@ -27,9 +27,10 @@ Episode end:
     of the level is spent (every turn counts).
 
 Randomness:
-    Tile ``k`` of an episode is placed by two uniform draws made from the seed in
-    advance (cell ``floor(u * empty cells)``, a 4 when ``v < 0.1``), so where a tile
-    lands depends only on the seed and the board, never on how many moves were tried.
+    Tile ``k`` of an episode is placed by the draws ``2k`` and ``2k + 1`` of the seed's
+    stream (cell ``floor(u * empty cells)``, a 4 when ``v < 0.1``), so where a tile lands
+    depends only on the seed and the board, never on how many moves were tried. The
+    draws are made `TILE_BATCH` tiles at a time, as play reaches them.
 
 Oracle:
     Privileged: it knows the coming tiles (the draws above) and searches every sequence
@@ -72,6 +73,8 @@ WIN_REWARD = 0.5
 SIZE = 4
 FOUR_CHANCE = 0.1
 ORACLE_DEPTH = 3
+TILE_BATCH = 16
+"""Tiles whose draws are made at once after the first two (drawn at reset)."""
 
 TARGETS = (32, 64, 64, 128, 128, 256, 256, 512, 512, 1024)
 BUDGETS = (60, 100, 100, 160, 160, 300, 300, 600, 600, 1200)
@@ -174,7 +177,7 @@ class Game2048Env(GameEnv):
     def _reset(self, options: dict[str, Any]):
         if options:
             no_options(self, options)
-        self.draws = draws = self.uniforms(2 * (self.max_moves + 2))
+        self.draws = draws = self.uniforms(4)
         # The first two tiles, as `place` puts them on an empty board: the first on cell
         # ``int(where * 16)``, the second on that of the 15 cells left.
         cells = [0] * (SIZE * SIZE)
@@ -191,8 +194,19 @@ class Game2048Env(GameEnv):
 
     def _spawn(self) -> None:
         k = 2 * self.spawned
-        self.board = place(self.board, self.draws[k], self.draws[k + 1])
+        draws = self.draws if k < len(self.draws) else self._draws_for(self.spawned + 1)
+        self.board = place(self.board, draws[k], draws[k + 1])
         self.spawned += 1
+
+    def _draws_for(self, tiles: int) -> list[float]:
+        """`draws`, first extended to hold those of ``tiles`` tiles (at most the episode's)."""
+        have, most = len(self.draws), 2 * (self.max_moves + 2)
+        wanted = min(2 * tiles, most)
+        if have < wanted:
+            self.draws = self.draws + self.uniforms(
+                max(wanted, min(have + 2 * TILE_BATCH, most)) - have
+            )
+        return self.draws
 
     def _phi(self) -> float:
         return min(1.0, max(0.0, (max(self.board) - 2) / (self.goal - 2)))
@@ -238,6 +252,7 @@ class Game2048Env(GameEnv):
 
     def oracle_action(self) -> str:
         """Exact lookahead over the known coming tiles (see the module docstring)."""
+        self._draws_for(self.spawned + ORACLE_DEPTH)
         move = self._search(self.board, self.spawned, ORACLE_DEPTH)[1] or "up"
         return f"<move>{move}</move>"
 
@@ -249,7 +264,7 @@ class Game2048Env(GameEnv):
                 continue
             if max(after) >= self.goal:
                 return float("inf"), move
-            k = 2 * min(spawned, len(self.draws) // 2 - 1)
+            k = 2 * min(spawned, self.max_moves + 1)  # the episode's last tile at most
             nxt = place(after, self.draws[k], self.draws[k + 1])
             value = heuristic(nxt) if depth == 1 else self._search(nxt, spawned + 1, depth - 1)[0]
             if value > best_value:

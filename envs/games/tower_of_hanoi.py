@@ -89,6 +89,11 @@ _ONTO = tuple(
     for disk in range(11)
 )
 """``_ONTO[disk][top]``: why disk cannot go onto the smaller disk top."""
+_MOVED = tuple(
+    tuple(tuple(f"Moved disk {disk} from {a} to {b}." for b in PEGS) for a in PEGS)
+    for disk in range(11)
+)
+"""``_MOVED[disk][source][target]``: the note on a move."""
 _WEIGHTS = tuple(3 ** (d - 1) if d else 0 for d in range(11))
 """Disk d's weight in a position's code (``sum(where[d] * 3 ** (d - 1))``)."""
 
@@ -244,7 +249,7 @@ class TowerOfHanoiEnv(GameEnv):
             needed = self.fewest[key] = moves_needed(self.where, self.disks, self.target)
         progress = self.potential.update(needed)
         if needed == 0:  # every disk is on the target peg
-            note = f"Moved disk {disk} from {PEGS[source]} to {PEGS[target]}."
+            note = _MOVED[disk][source][target]
             verdict = Verdict(
                 1.0,
                 Status.CORRECT,
@@ -259,8 +264,8 @@ class TowerOfHanoiEnv(GameEnv):
             )
         a, b, c = texts
         text = (
-            f"Moved disk {name} from {PEGS[source]} to {PEGS[target]}. "
-            f"Turns left: {self.max_moves - self._turn}.\nA: {a}\nB: {b}\nC: {c}"
+            f"{_MOVED[disk][source][target]} Turns left: {self.max_moves - self._turn}."
+            f"\nA: {a}\nB: {b}\nC: {c}"
         )
         step = Step([{"role": "user", "content": text}], {"progress": progress})
         return step if self._turn < self.max_moves else self.budgeted(step)

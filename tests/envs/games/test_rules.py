@@ -224,6 +224,23 @@ def test_2048_tiles_depend_on_the_seed_not_on_invalid_moves():
     assert first.unwrapped.board == second.unwrapped.board
 
 
+def test_2048_tile_k_takes_the_seed_streams_draws_2k_and_2k_plus_1():
+    # Draws are made a batch at a time as play goes on (and by the oracle's lookahead):
+    # whenever they are made, they are the seed's stream in order.
+    env = bare("Game2048-v0", target=2048, max_moves=200)
+    game, rng = env.unwrapped, np.random.default_rng(0)
+    for seed in (0, 7):
+        env.reset(seed=seed)
+        for turn in range(150):
+            action = game.oracle_action() if turn % 3 else game.random_action(rng)
+            if env.step(action)[2]:
+                break
+        assert game.spawned > 2 * game2048.TILE_BATCH
+        stream = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+        assert game.draws == stream.random(len(game.draws)).tolist()
+        assert len(game.draws) <= 2 * (game.max_moves + 2)
+
+
 def test_frozen_lake_holes_end_the_episode_and_slips_are_seeded():
     env = bare("FrozenLake-v0", slippery=True)
     env.reset(seed=1)
