@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import functools
 from collections.abc import Hashable
 from typing import Any, ClassVar, Literal, TypedDict, Union
 
@@ -105,8 +106,9 @@ _JUMPS = 64
 """`Env.uniforms` passes over up to this many numbers in Python, in one jump."""
 
 
-def _pcg64_start(seed: int) -> list[int]:
-    """``[state, increment]`` of ``PCG64(SeedSequence(seed))`` before its first draw.
+@functools.lru_cache(maxsize=4096)  # GRPO resets each seed once per member of a group
+def _pcg64_start(seed: int) -> tuple[int, int]:
+    """``(state, increment)`` of ``PCG64(SeedSequence(seed))`` before its first draw.
 
     numpy mixes the seed into the sequence's pool; the rest is done here as numpy does
     it: ``generate_state(4, uint64)`` (eight hashed 32-bit words) and PCG64's seeding
@@ -131,7 +133,7 @@ def _pcg64_start(seed: int) -> list[int]:
     o7 = v ^ v >> 16
     increment = (o4 << 65 | o5 << 97 | o6 << 1 | o7 << 33 | 1) & _MASK_128
     start = o0 << 64 | o1 << 96 | o2 | o3 << 32
-    return [((increment + start) * _PCG_MULTIPLIER + increment) & _MASK_128, increment]
+    return ((increment + start) * _PCG_MULTIPLIER + increment) & _MASK_128, increment
 
 
 def _pcg64_uniforms(
@@ -375,7 +377,7 @@ class Env(gym.Env[Observation, Action]):
             return self._scratch[1].random(total).tolist()[:count]
         stream = self._stream
         if stream is None:
-            stream = self._stream = _pcg64_start(seed)
+            stream = self._stream = list(_pcg64_start(seed))
         if count <= _PYTHON_DRAWS and skip <= _JUMPS:
             draws, stream[0] = _pcg64_uniforms(stream[0], stream[1], count, skip)
             return draws

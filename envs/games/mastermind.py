@@ -118,13 +118,14 @@ class ScoreMasks:
         self.table = table
         self.texts = texts
         self.everything = (1 << len(table)) - 1
-        self.guesses: dict[int, tuple[list[int], dict[int, Outcome]]] = {}
+        self.guesses: dict[int, tuple[bytes, dict[int, Outcome]]] = {}
 
-    def of(self, guess: int) -> tuple[list[int], dict[int, Outcome]]:
+    def of(self, guess: int) -> tuple[bytes, dict[int, Outcome]]:
         """``(scores, outcomes)``: every code's score against ``guess``, and per score its outcome.
 
-        A score is ``black * 10 + white``; its outcome is ``(bits, black, white, line)``: the
-        bit set of the codes that get that score, its pegs, and the guess's line on the board.
+        A score is ``black * 10 + white`` (one byte per code); its outcome is ``(bits, black,
+        white, line)``: the bit set of the codes that get that score, its pegs, and the guess's
+        line on the board.
         """
         found = self.guesses.get(guess)
         if found is None:
@@ -134,7 +135,7 @@ class ScoreMasks:
                 black, white = divmod(score, 10)
                 line = f"{self.texts[guess]}  black {black} white {white}"
                 outcomes[score] = (bits_of(np.flatnonzero(row == score)), black, white, line)
-            found = self.guesses[guess] = (row.tolist(), outcomes)
+            found = self.guesses[guess] = (row.tobytes(), outcomes)
         return found
 
 
@@ -240,7 +241,7 @@ class MastermindEnv(GameEnv):
         self.secret: tuple[int, ...] = self.code_list[0]
         self.secret_index = 0  # the secret's row in `all_codes`
         self.history: list[tuple[tuple[int, ...], int, int]] = []
-        self.shown = ""  # the board: a line per guess, grown by a line per guess
+        self.shown = ""  # the board so far, one line per guess (grown, never redrawn)
         # The codes still consistent with the scores: a bit set where there are `masks`
         # (see `ScoreMasks`), else an array of indices.
         self.candidates: int | np.ndarray = self._all_candidates()

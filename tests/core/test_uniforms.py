@@ -52,6 +52,19 @@ def test_many_seeds_and_mixed_draws() -> None:
         assert env.uniforms(2) == reference.random(2).tolist()
 
 
+def test_envs_reset_with_one_seed_draw_the_same_stream_independently() -> None:
+    # As a GRPO group does: the seed's start is shared (cached), the streams are not.
+    envs = [Draws() for _ in range(4)]
+    for seed in (11, 11, 12, 11):
+        references = [gymnasium_generator(seed) for _ in envs]
+        for env in envs:
+            env.reset(seed=seed)
+        for round_ in range(3):
+            for index, (env, reference) in enumerate(zip(envs, references, strict=True)):
+                size = 1 + (index + round_) % 4
+                assert env.uniforms(size) == reference.random(size).tolist()
+
+
 def test_snapshots_and_hand_set_generators_see_the_stream() -> None:
     env = Draws()
     env.reset(seed=9)
