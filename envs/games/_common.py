@@ -91,11 +91,21 @@ def parse_move(content: str | None, tag: str = "move", example: str = "...") -> 
         body = spans[-1].body
     if body is None:
         raise InvalidAction(f"the last <{tag}> is never closed with </{tag}>")
-    if len(body) > MAX_MOVE_CHARS:
-        raise InvalidAction(f"the move is {len(body):,} characters long; a move is a few words")
-    if not body.isascii():  # NFKC leaves ASCII text unchanged
-        body = unicodedata.normalize("NFKC", body)
-    return " ".join(body.lower().split())
+    move = _NORMALISED.get(body)
+    if move is None:
+        if len(body) > MAX_MOVE_CHARS:
+            raise InvalidAction(f"the move is {len(body):,} characters long; a move is a few words")
+        move = body if body.isascii() else unicodedata.normalize("NFKC", body)  # NFKC: ASCII as is
+        move = " ".join(move.lower().split())
+        if len(_NORMALISED) < NORMALISED_MOVES:
+            _NORMALISED[body] = move
+    return move
+
+
+NORMALISED_MOVES = 4096
+"""How many distinct move bodies `parse_move` remembers normalised (moves are few and recur)."""
+
+_NORMALISED: dict[str, str] = {}
 
 
 @functools.lru_cache(maxsize=64)

@@ -8,6 +8,7 @@ from collections import deque
 import numpy as np
 import pytest
 from palaestra.envs.games import (
+    _common,
     battleship,
     blocksworld,
     connect_four,
@@ -47,6 +48,18 @@ def test_the_move_is_the_last_tag_after_thinking():
         parse_move("up")
     with pytest.raises(InvalidAction, match="a few words"):
         parse_move("<move>" + "x" * 500 + "</move>")
+
+
+def test_moves_are_normalised_the_same_when_remembered():
+    for body, move in [(" B \t 3\n", "b 3"), ("Ｕｐ", "up"), ("A  c", "a c")]:
+        for _ in range(2):  # computed, then remembered
+            assert parse_move(f"<move>{body}</move>") == move
+    for _ in range(2):
+        with pytest.raises(InvalidAction, match="a few words"):
+            parse_move("<move>" + "y" * 500 + "</move>")
+    for index in range(_common.NORMALISED_MOVES + 10):
+        assert parse_move(f"<move>Cell {index}</move>") == f"cell {index}"
+    assert len(_common._NORMALISED) <= _common.NORMALISED_MOVES
 
 
 def test_cells_are_column_letter_and_row_number():
