@@ -119,23 +119,16 @@ def show_command(
     """Show an id's spec, arguments, tools and a sample episode played by its oracle."""
     import palaestra
     from palaestra.errors import PalaestraError
-    from palaestra.registration import accepted_arguments, load_entry_point
+    from palaestra.registration import SPEC_FIELDS, accepted_arguments, load_entry_point
 
     try:
         spec = palaestra.spec(env_id)
     except PalaestraError as e:
         _fail(str(e))
     console.print(f"[bold]{spec.id}[/bold]: {spec.description}")
-    for field in (
-        "entry_point",
-        "kwargs",
-        "max_turns",
-        "max_invalid",
-        "reward_range",
-        "tags",
-        "difficulty",
-        "source",
-    ):
+    for field in (*SPEC_FIELDS, "source"):
+        if field == "description":  # the heading above
+            continue
         console.print(f"  {field}: {getattr(spec, field)}", highlight=False)
     factory = load_entry_point(spec.entry_point)
     names, _ = accepted_arguments(factory)

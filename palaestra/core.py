@@ -104,6 +104,8 @@ _PYTHON_DRAWS = 4
 """`Env.uniforms` draws up to this many numbers in Python, more in one numpy call."""
 _JUMPS = 64
 """`Env.uniforms` passes over up to this many numbers in Python, in one jump."""
+_HASH_CONSTANTS = tuple(0x8B51F9DD * pow(0x58F38DED, k, 1 << 32) & 0xFFFFFFFF for k in range(9))
+"""SeedSequence's hash constants when it hashes words: INIT_B, times MULT_B per word."""
 
 
 @functools.lru_cache(maxsize=4096)  # GRPO resets each seed once per member of a group
@@ -114,23 +116,12 @@ def _pcg64_start(seed: int) -> tuple[int, int]:
     it: ``generate_state(4, uint64)`` (eight hashed 32-bit words) and PCG64's seeding
     (``inc = 2 * word_pair_2 + 1``; ``state = (inc + word_pair_1) * multiplier + inc``).
     """
-    p0, p1, p2, p3 = np.random.SeedSequence(seed).pool.tolist()
-    v = (p0 ^ 0x8B51F9DD) * 0x464A0A99 & 0xFFFFFFFF
-    o0 = v ^ v >> 16
-    v = (p1 ^ 0x464A0A99) * 0x819D14A5 & 0xFFFFFFFF
-    o1 = v ^ v >> 16
-    v = (p2 ^ 0x819D14A5) * 0xD369FDC1 & 0xFFFFFFFF
-    o2 = v ^ v >> 16
-    v = (p3 ^ 0xD369FDC1) * 0x501638AD & 0xFFFFFFFF
-    o3 = v ^ v >> 16
-    v = (p0 ^ 0x501638AD) * 0xA600C129 & 0xFFFFFFFF
-    o4 = v ^ v >> 16
-    v = (p1 ^ 0xA600C129) * 0x8B0167F5 & 0xFFFFFFFF
-    o5 = v ^ v >> 16
-    v = (p2 ^ 0x8B0167F5) * 0x5C1E2ED1 & 0xFFFFFFFF
-    o6 = v ^ v >> 16
-    v = (p3 ^ 0x5C1E2ED1) * 0x301D747D & 0xFFFFFFFF
-    o7 = v ^ v >> 16
+    pool = np.random.SeedSequence(seed).pool.tolist()
+    words = []
+    for i in range(8):  # numpy's hashmix of pool word i % 4
+        v = (pool[i & 3] ^ _HASH_CONSTANTS[i]) * _HASH_CONSTANTS[i + 1] & 0xFFFFFFFF
+        words.append(v ^ v >> 16)
+    o0, o1, o2, o3, o4, o5, o6, o7 = words
     increment = (o4 << 65 | o5 << 97 | o6 << 1 | o7 << 33 | 1) & _MASK_128
     start = o0 << 64 | o1 << 96 | o2 | o3 << 32
     return ((increment + start) * _PCG_MULTIPLIER + increment) & _MASK_128, increment

@@ -38,7 +38,7 @@ ENTRY_POINT_GROUP = "palaestra.envs"
 MAKE_OPTIONS = ("max_turns", "max_invalid", "render_mode")
 """Arguments `make` consumes itself; env constructors may not use these names."""
 
-_SPEC_FIELDS = (
+SPEC_FIELDS = (
     "entry_point",
     "kwargs",
     "max_turns",
@@ -48,6 +48,7 @@ _SPEC_FIELDS = (
     "difficulty",
     "description",
 )
+"""The fields of a registry entry (`register` and registry.yaml)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -307,11 +308,11 @@ def load_registry(
     for env_id, fields in envs.items():
         if not isinstance(fields, Mapping):
             raise RegistrationError(f"{origin}: the entry for {env_id!r} must be a mapping")
-        unknown = sorted(set(fields) - set(_SPEC_FIELDS))
+        unknown = sorted(set(fields) - set(SPEC_FIELDS))
         if unknown:
             raise RegistrationError(
                 f"{origin}: {env_id} has unknown field(s) {unknown}; "
-                f"known fields: {list(_SPEC_FIELDS)}"
+                f"known fields: {list(SPEC_FIELDS)}"
             )
         if "entry_point" not in fields:
             raise RegistrationError(f"{origin}: {env_id} needs an entry_point ('module:attr')")
@@ -352,10 +353,10 @@ def register(
     Raises:
         RegistrationError: The id is taken (without ``override``) or a field is invalid.
     """
-    unknown = sorted(set(fields) - set(_SPEC_FIELDS))
+    unknown = sorted(set(fields) - set(SPEC_FIELDS))
     if unknown:
         raise UnknownArgumentError(
-            f"register() got unknown field(s) {unknown}; known: {list(_SPEC_FIELDS)}"
+            f"register() got unknown field(s) {unknown}; known: {list(SPEC_FIELDS)}"
         )
     return registry.add(
         EnvSpec(id=id, entry_point=entry_point, source="code", **fields), override=override

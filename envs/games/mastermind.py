@@ -101,6 +101,17 @@ def code_index(pegs: int, colors: int, repeats: bool) -> dict[tuple[int, ...], i
     }
 
 
+@functools.lru_cache(maxsize=16)
+def code_texts(pegs: int, colors: int, repeats: bool) -> list[str]:
+    """Each code as the board writes it (``1 2 3 4``), in `all_codes` order."""
+    return [" ".join(map(str, code)) for code in code_index(pegs, colors, repeats)]
+
+
+def board_line(code: str, black: int, white: int) -> str:
+    """A guess's line on the board: ``1 2 3 4  black 1 white 2``."""
+    return f"{code}  black {black} white {white}"
+
+
 Outcome = tuple[int, int, int, str]
 """What a score means for a guess: ``(bits, black, white, line)``, see `ScoreMasks.of`."""
 
@@ -133,7 +144,7 @@ class ScoreMasks:
             outcomes = {}
             for score in np.unique(row).tolist():
                 black, white = divmod(score, 10)
-                line = f"{self.texts[guess]}  black {black} white {white}"
+                line = board_line(self.texts[guess], black, white)
                 outcomes[score] = (bits_of(np.flatnonzero(row == score)), black, white, line)
             found = self.guesses[guess] = (row.tobytes(), outcomes)
         return found
@@ -160,8 +171,7 @@ def score_masks(pegs: int, colors: int, repeats: bool) -> ScoreMasks | None:
     table = score_table(pegs, colors, repeats)
     if table is None:
         return None
-    texts = [" ".join(map(str, code)) for code in code_index(pegs, colors, repeats)]
-    return ScoreMasks(table, texts)
+    return ScoreMasks(table, code_texts(pegs, colors, repeats))
 
 
 @functools.lru_cache(maxsize=16)
@@ -223,7 +233,7 @@ class MastermindEnv(GameEnv):
         self.code_list = list(self.index)
         # Per configuration, computed once: the usual spelling of each code (a move in
         # that spelling needs no validation), each code's text, and the opening message.
-        self.code_texts = [" ".join(map(str, code)) for code in self.code_list]
+        self.code_texts = code_texts(self.pegs, self.colors, self.repeats)
         self.spelled = {text: i for i, text in enumerate(self.code_texts)}
         self.example = " ".join("1" * self.pegs)
         self.masks = score_masks(self.pegs, self.colors, self.repeats)
@@ -305,7 +315,7 @@ class MastermindEnv(GameEnv):
             found = scores(self.codes[index : index + 1], self.codes[candidates], self.colors)[0]
             self.candidates = candidates[found == black * 10 + white]
             after = len(self.candidates)
-            line = f"{self.code_texts[index]}  black {black} white {white}"
+            line = board_line(self.code_texts[index], black, white)
         self.history.append((guess, black, white))
         self.shown = f"{self.shown}\n{line}" if self.shown else line
         progress = PROGRESS_REWARD * math.log(before / max(after, 1)) / self.log_codes
