@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import inspect
 import json
+import secrets
 import sys
 import time
-from typing import Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 app = typer.Typer(
@@ -29,6 +31,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no type column beside every flag
 )
 console = Console()
 
@@ -49,7 +52,7 @@ def _parse_args(pairs: list[str] | None) -> dict[str, Any]:
 
 
 def _fail(message: str) -> None:
-    console.print(f"[red]error:[/red] {message}", soft_wrap=True, highlight=False)
+    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True, highlight=False)
     raise typer.Exit(2)
 
 
@@ -65,14 +68,13 @@ def _make(env_id: str, kwargs: dict[str, Any], **options: Any):
 
 @app.command("list")
 def list_command(
-    tag: Optional[list[str]] = typer.Option(
-        None, "--tag", "-t", help="Only ids with this tag (repeatable)."
-    ),
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", "-t", metavar="TAG", help="Only ids with this tag (repeatable)."),
+    ] = None,
 ) -> None:
     """List the registered environment ids."""
-    import palaestra
-
-    specs = palaestra.list_envs(tag)
+    specs = _specs_with_tags(tag)
     table = Table(title=f"{len(specs)} environments" + (f" tagged {', '.join(tag)}" if tag else ""))
     for column in ("id", "turns", "reward", "tags", "description"):
         table.add_column(column, overflow="fold")
@@ -81,11 +83,25 @@ def list_command(
         table.add_row(
             spec.id,
             str(spec.max_turns or "-"),
-            f"[{low:g}, {high:g}]",
+            escape(f"[{low:g}, {high:g}]"),
             ", ".join(spec.tags),
-            spec.description,
+            escape(spec.description),
         )
     console.print(table)
+
+
+def _specs_with_tags(tags: list[str] | None) -> list:
+    """The specs carrying every tag in ``tags``; a tag no id carries is an error naming the tags."""
+    import palaestra
+
+    known = {t for spec in palaestra.list_envs() for t in spec.tags}
+    unknown = [t for t in tags or [] if t not in known]
+    if unknown:
+        _fail(
+            f"no environment is tagged {', '.join(map(repr, unknown))}; the tags are: "
+            + ", ".join(sorted(known))
+        )
+    return palaestra.list_envs(tags)
 
 
 def _play_oracle(env, seed: int) -> list[tuple[str, Any, list, float, dict]]:
@@ -106,15 +122,34 @@ def _show_messages(messages: list[dict[str, Any]], limit: int = 2_000) -> None:
         if len(content) > limit:
             content = content[:limit] + f" [... {len(content) - limit:,} more characters]"
         console.print(
-            f"[bold cyan]{message['role']}[/bold cyan]: {content}", markup=True, highlight=False
+            f"[bold cyan]{message['role']}[/bold cyan]: {escape(content)}", highlight=False
         )
+
+
+def _argument_text(name: str, parameter: inspect.Parameter | None, defaults: dict[str, Any]) -> str:
+    """``name: type = default``, the default being what `make` passes (the registry's first)."""
+    if parameter is None:
+        return name
+    text = name
+    if parameter.annotation is not inspect.Parameter.empty:
+        annotation = parameter.annotation  # a string under `from __future__ import annotations`
+        if not isinstance(annotation, str):
+            annotation = inspect.formatannotation(annotation)
+        text += f": {annotation}"
+    if name in defaults:
+        text += f" = {defaults[name]!r}"
+    elif parameter.default is not inspect.Parameter.empty:
+        text += f" = {parameter.default!r}"
+    return text
 
 
 @app.command("show")
 def show_command(
-    env_id: str = typer.Argument(..., help="The environment id."),
-    seed: int = typer.Option(0, help="Seed of the sample episode."),
-    arg: Optional[list[str]] = typer.Option(None, "--arg", help=ARG_HELP),
+    env_id: Annotated[str, typer.Argument(metavar="ID", help="The environment id.")],
+    seed: Annotated[int, typer.Option(help="Seed of the sample episode.")] = 0,
+    arg: Annotated[
+        list[str] | None, typer.Option("--arg", metavar="NAME=VALUE", help=ARG_HELP)
+    ] = None,
 ) -> None:
     """Show an id's spec, arguments, tools and a sample episode played by its oracle."""
     import palaestra
@@ -125,40 +160,56 @@ def show_command(
         spec = palaestra.spec(env_id)
     except PalaestraError as e:
         _fail(str(e))
-    console.print(f"[bold]{spec.id}[/bold]: {spec.description}")
+    console.print(f"[bold]{spec.id}[/bold]: {escape(spec.description)}")
     for field in (*SPEC_FIELDS, "source"):
         if field == "description":  # the heading above
             continue
-        console.print(f"  {field}: {getattr(spec, field)}", highlight=False)
+        console.print(f"  {field}: {getattr(spec, field)}", markup=False, highlight=False)
     factory = load_entry_point(spec.entry_point)
     names, _ = accepted_arguments(factory)
     parameters = inspect.signature(factory).parameters
-    shown = [str(parameters[n]) if n in parameters else n for n in names]
-    console.print("  arguments: " + ", ".join(shown), highlight=False)
+    shown = [_argument_text(n, parameters.get(n), spec.kwargs) for n in names]
+    console.print("  arguments: " + ", ".join(shown), markup=False, highlight=False)
     env = _make(env_id, _parse_args(arg))
     if env.tools:
-        console.print("  tools: " + ", ".join(t["function"]["name"] for t in env.tools))
+        console.print(
+            "  tools: " + ", ".join(t["function"]["name"] for t in env.tools), markup=False
+        )
     console.rule(f"oracle episode, seed {seed}")
     total = 0.0
     for kind, action, observation, reward, info in _play_oracle(env, seed):
         if kind == "step":
-            console.print(
-                f"[bold green]assistant[/bold green]: {action if isinstance(action, str) else json.dumps(action)}",
-                highlight=False,
-            )
+            text = action if isinstance(action, str) else json.dumps(action)
+            console.print(f"[bold green]assistant[/bold green]: {escape(text)}", highlight=False)
             total += reward
             console.print(
-                f"  [dim]reward {reward:+.3f} {info.get('reward_parts')}[/dim]", highlight=False
+                f"  [dim]reward {reward:+.3f} {escape(str(info.get('reward_parts')))}[/dim]",
+                highlight=False,
             )
         _show_messages(observation)
     console.rule(f"return {total:.3f}")
 
 
+def _typed_action(text: str, tag: str | None) -> str:
+    """What a person typed, as the env reads it: a bare reply goes inside the env's tag.
+
+    People type ``b2``, not ``<move>b2</move>``; text with any markup is sent as typed, so
+    the env itself stays strict about the format a model must follow.
+    """
+    if tag is None or "<" in text or not text.strip():
+        return text
+    return f"<{tag}>{text.strip()}</{tag}>"
+
+
 @app.command("play")
 def play_command(
-    env_id: str = typer.Argument(..., help="The environment id."),
-    seed: Optional[int] = typer.Option(None, help="Seed of the episode (random if omitted)."),
-    arg: Optional[list[str]] = typer.Option(None, "--arg", help=ARG_HELP),
+    env_id: Annotated[str, typer.Argument(metavar="ID", help="The environment id.")],
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the episode (random if omitted).")
+    ] = None,
+    arg: Annotated[
+        list[str] | None, typer.Option("--arg", metavar="NAME=VALUE", help=ARG_HELP)
+    ] = None,
 ) -> None:
     """Play an environment in the terminal: type your turn, Enter to send.
 
@@ -166,8 +217,12 @@ def play_command(
     A backslash-n in your input stands for a newline.
     """
     env = _make(env_id, _parse_args(arg), render_mode="ansi")
+    if seed is None:  # drawn here so that the episode can be played again with --seed
+        seed = secrets.randbelow(2**31)
     observation, _ = env.reset(seed=seed)
-    console.print(f"[bold]{env_id}[/bold] (seed {seed}); ':hint', ':board', ':quit'")
+    tag = getattr(env, "reply_tag", None)
+    typing = f"; a bare reply is sent as <{tag}>...</{tag}>" if tag else ""
+    console.print(f"[bold]{env_id}[/bold] (seed {seed}); ':hint', ':board', ':quit'{typing}")
     _show_messages(observation)
     total, turn = 0.0, 0
     while True:
@@ -181,18 +236,18 @@ def play_command(
             console.print("bye")
             return
         if command == ":hint":
-            console.print(f"[dim]oracle: {env.oracle_action()}[/dim]", highlight=False)
+            console.print(f"[dim]oracle: {escape(str(env.oracle_action()))}[/dim]", highlight=False)
             continue
         if command == ":board":
-            console.print(env.render(), highlight=False)
+            console.print(env.render(), markup=False, highlight=False)
             continue
-        action = line.replace("\\n", "\n")
+        action = _typed_action(line.replace("\\n", "\n"), tag)
         observation, reward, terminated, truncated, info = env.step(action)
         total += reward
         turn += 1
         _show_messages(observation)
         console.print(
-            f"[dim]turn {turn}: reward {reward:+.3f} {info.get('reward_parts')}[/dim]",
+            f"[dim]turn {turn}: reward {reward:+.3f} {escape(str(info.get('reward_parts')))}[/dim]",
             highlight=False,
         )
         if terminated or truncated:
@@ -201,27 +256,35 @@ def play_command(
             why = f" ({verdict.reason})" if verdict is not None and verdict.reason else ""
             ending = "ended" if terminated else f"cut short ({info.get('truncation', 'limit')})"
             console.print(
-                f"[bold]Episode {ending}: {outcome}{why}. Return {total:.3f} in {turn} turns.[/bold]"
+                f"[bold]Episode {ending}: {outcome}{escape(why)}. "
+                f"Return {total:.3f} in {turn} turn{'' if turn == 1 else 's'}.[/bold]"
             )
             return
 
 
 @app.command("check")
 def check_command(
-    env_id: Optional[str] = typer.Argument(None, help="The environment id (or --all)."),
-    all_: bool = typer.Option(False, "--all", help="Check every registered id."),
-    tag: Optional[list[str]] = typer.Option(
-        None, "--tag", "-t", help="With --all: only ids with this tag."
-    ),
-    cross_process: bool = typer.Option(True, help="Also compare episodes across fresh processes."),
-    arg: Optional[list[str]] = typer.Option(None, "--arg", help=ARG_HELP),
+    env_id: Annotated[
+        str | None, typer.Argument(metavar="ID", help="The environment id (or --all).")
+    ] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Check every registered id.")] = False,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", "-t", metavar="TAG", help="With --all: only ids with this tag."),
+    ] = None,
+    cross_process: Annotated[
+        bool, typer.Option(help="Also compare episodes across fresh processes.")
+    ] = True,
+    arg: Annotated[
+        list[str] | None, typer.Option("--arg", metavar="NAME=VALUE", help=ARG_HELP)
+    ] = None,
 ) -> None:
     """Run the conformance checker on one id or on all of them."""
     import palaestra
 
     if all_ == (env_id is not None):
         _fail("give one id, or --all")
-    ids = [s.id for s in palaestra.list_envs(tag)] if all_ else [env_id]
+    ids = [s.id for s in _specs_with_tags(tag)] if all_ else [env_id]
     table = Table(title="palaestra check")
     for column in ("id", "result", "checks", "seconds", "details"):
         table.add_column(column, overflow="fold")
@@ -237,7 +300,7 @@ def check_command(
             "[green]ok[/green]" if report.ok else "[red]FAILED[/red]",
             f"{len(report.passed)}/{len(report.passed) + len(report.failures)}",
             f"{time.perf_counter() - start:.1f}",
-            details,
+            escape(details),
         )
     console.print(table)
     if failed:
@@ -246,39 +309,69 @@ def check_command(
 
 @app.command("demo")
 def demo_command(
-    seed: int = typer.Option(0, help="Seed of every episode."),
-    tag: Optional[list[str]] = typer.Option(None, "--tag", "-t", help="Only ids with this tag."),
+    seed: Annotated[int, typer.Option(help="Seed of every episode.")] = 0,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", "-t", metavar="TAG", help="Only ids with this tag.")
+    ] = None,
 ) -> None:
     """Play every registered environment once with its oracle and print a table."""
-    import palaestra
-
-    specs = palaestra.list_envs(tag)
+    specs = _specs_with_tags(tag)
     table = Table(title=f"Oracle episodes, seed {seed}")
-    for column in ("id", "turns", "return", "best", "success", "ms"):
+    for column in ("id", "turns", "return", "guaranteed", "success", "ms"):
         table.add_column(column, justify="right" if column not in ("id",) else "left")
-    failures = 0
+    failures: list[tuple[str, str]] = []
     for spec in specs:
         start = time.perf_counter()
-        env = palaestra.make(spec.id)
-        steps = _play_oracle(env, seed)
-        elapsed = (time.perf_counter() - start) * 1000
-        total = sum(step[3] for step in steps)
-        success = bool(steps[-1][4].get("success"))
-        failures += not success
-        env.reset(seed=seed)
+        try:
+            turns, total, guaranteed, success, why = _demo_episode(spec.id, seed)
+        except Exception as e:  # one env's failure (a missing extra, say) must not end the demo
+            turns, total, guaranteed, success, why = 0, 0.0, float("nan"), False, _one_line(e)
+        if not success:
+            failures.append((spec.id, why))
         table.add_row(
             spec.id,
-            str(len(steps) - 1),
+            str(turns),
             f"{total:.3f}",
-            f"{env.best_return():.3f}",
+            f"{guaranteed:.3f}",
             "[green]yes[/green]" if success else "[red]no[/red]",
-            f"{elapsed:.0f}",
+            f"{(time.perf_counter() - start) * 1000:.0f}",
         )
-        env.close()
     console.print(table)
-    console.print(f"{len(specs) - failures}/{len(specs)} environments solved by their oracle.")
+    console.print(
+        "guaranteed: the return best play reaches whatever chance or the opponent does "
+        "(env.best_return()); a weak opponent's mistakes can give more.",
+        highlight=False,
+    )
+    for env_id, why in failures:
+        console.print(f"[red]{env_id}[/red]: {escape(why)}", highlight=False, soft_wrap=True)
+    console.print(f"{len(specs) - len(failures)}/{len(specs)} environments solved by their oracle.")
     if failures:
         raise typer.Exit(1)
+
+
+def _demo_episode(env_id: str, seed: int) -> tuple[int, float, float, bool, str]:
+    """``(turns, return, guaranteed return, success, why not)`` of an oracle episode."""
+    import palaestra
+
+    with palaestra.make(env_id) as env:
+        steps = _play_oracle(env, seed)
+        info = steps[-1][4]
+        success = bool(info.get("success"))
+        verdict = info.get("verdict")
+        why = ""
+        if not success:
+            why = (
+                info.get("error")
+                or (verdict.reason if verdict is not None else "")
+                or (f"the oracle did not finish in {len(steps) - 1} turns")
+            )
+        env.reset(seed=seed)
+        total = sum(step[3] for step in steps)
+        return len(steps) - 1, total, env.best_return(), success, why
+
+
+def _one_line(error: BaseException) -> str:
+    return f"{type(error).__name__}: {' '.join(str(error).split())}"
 
 
 def _mount_subcommands() -> None:

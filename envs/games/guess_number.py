@@ -51,6 +51,7 @@ class GuessNumberEnv(Env):
 
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("secret", "low", "high", "guesses")
+    reply_tag = "guess"
 
     def __init__(self, level: int = 3, max_number: int | None = None):
         if not isinstance(level, int) or not 1 <= level <= 10:

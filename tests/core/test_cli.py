@@ -8,6 +8,7 @@ import pexpect
 import pytest
 from typer.testing import CliRunner
 
+import palaestra
 from palaestra.cli import app
 
 runner = CliRunner()
@@ -28,7 +29,7 @@ def test_show_prints_spec_arguments_and_an_oracle_episode():
     result = runner.invoke(app, ["show", "Calculator-v0", "--seed", "1"])
     assert result.exit_code == 0, result.output
     output = flat(result.output)
-    assert "max_turns: 10" in output and "level: 'int' = 3" in output
+    assert "max_turns: 10" in output and "level: int = 3" in output and "'int'" not in output
     assert "tools: calculator" in output and "return 1.000" in output
 
 
@@ -126,3 +127,97 @@ def test_play_ends_cleanly_at_end_of_input(palaestra_script, subprocess_env):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+@pytest.mark.parametrize("command", ["list", "show", "play", "check", "demo"])
+def test_help_shows_no_type_beside_flags_and_no_raw_markup(command):
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "<bool>" not in result.output and "``" not in result.output
+    assert "<list[str]>" not in result.output
+
+
+def test_show_gives_the_default_make_uses():
+    output = flat(runner.invoke(app, ["show", "TicTacToe-v0"]).output)
+    assert "kwargs: {'level': 3}" in output and "level: int = 3," in output
+
+
+def test_list_with_an_unknown_tag_names_the_tags_there_are():
+    result = runner.invoke(app, ["list", "--tag", "nosuchtag"])
+    assert result.exit_code == 2
+    output = flat(result.output)
+    assert "no environment is tagged 'nosuchtag'" in output and "two-player" in output
+    assert runner.invoke(app, ["demo", "--tag", "nosuchtag"]).exit_code == 2
+
+
+def test_demo_never_shows_a_return_above_its_best_column():
+    result = runner.invoke(app, ["demo", "--tag", "two-player"])
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if "return" in line)
+    columns = [c.strip() for c in header.strip("┃│ ").split("┃")]
+    assert "best" not in columns and "guaranteed" in columns
+    assert "whatever chance or the opponent does" in flat(result.output)
+    row = next(line for line in result.output.splitlines() if "TicTacToe-v0" in line)
+    cells = [c.strip() for c in row.strip("│ ").split("│")]
+    assert float(cells[columns.index("return")]) >= float(cells[columns.index("guaranteed")])
+
+
+class _WrongOracleEnv(palaestra.Env):
+    def _reset(self, options):
+        return [palaestra.user("Say yes.")], {}
+
+    def _step(self, action):
+        verdict = palaestra.Verdict(0.0, palaestra.Status.INCORRECT, reason="it said no")
+        return self.finish(verdict)
+
+    def oracle_action(self):
+        return "no"
+
+
+def _missing_extra(**kwargs):
+    raise palaestra.errors.MissingDependencyError("needs math-verify: pip install 'palaestra[math]'")
+
+
+@pytest.fixture
+def broken_envs():
+    ids = ["CliWrongOracle-v0", "CliMissingExtra-v0"]
+    palaestra.register(ids[0], _WrongOracleEnv, tags=("cli-broken",))
+    palaestra.register(ids[1], _missing_extra, tags=("cli-broken",))
+    yield ids
+    for one in ids:
+        palaestra.registration.deregister(one)
+
+
+def test_demo_says_why_an_env_failed_and_goes_on(broken_envs):
+    result = runner.invoke(app, ["demo", "--tag", "cli-broken"])
+    assert result.exit_code == 1
+    output = flat(result.output)
+    assert "CliWrongOracle-v0: it said no" in output
+    assert "CliMissingExtra-v0: MissingDependencyError: needs math-verify" in output
+    assert "palaestra[math]" in output and "0/2 environments solved" in output
+
+
+@pytest.mark.timeout(60)
+def test_play_names_its_seed_wraps_a_bare_move_and_counts_one_turn(palaestra_script, subprocess_env):
+    child = pexpect.spawn(
+        palaestra_script,
+        ["play", "GuessNumber-v0", "--arg", "level=1"],
+        encoding="utf-8",
+        timeout=30,
+        env=subprocess_env(TERM="dumb"),
+    )
+    child.expect(r"\(seed (\S+)\)")
+    seed = child.match.group(1)
+    assert seed.isdigit(), f"the seed shown is {seed!r}"
+    child.expect("sent as <guess>")
+    child.expect("you> ")
+    child.sendline(":hint")
+    child.expect(r"oracle: <guess>(\d+)</guess>")
+    guess = child.match.group(1)
+    child.expect("you> ")
+    child.sendline(guess)  # bare: the CLI wraps it
+    child.expect(r"turn 1: reward ([-+.\d]+)")
+    assert "Invalid action" not in child.before
+    child.sendline(":quit")
+    child.expect(pexpect.EOF)
+    child.close()
