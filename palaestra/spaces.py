@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import create_shared_memory
 
 OBSERVATION_ROLES = ("system", "user", "tool")
 
@@ -76,7 +77,10 @@ class Conversation(spaces.Space[list]):
 
 
 class ChatAction(spaces.Space[Any]):
-    """Strings, or assistant messages ``{"role": "assistant", "content": ..., "tool_calls": [...]}``."""
+    """Strings, or assistant messages.
+
+    An assistant message is ``{"role": "assistant", "content": ..., "tool_calls": [...]}``.
+    """
 
     def __init__(self, seed: int | None = None):
         """Creates the space.
@@ -131,3 +135,14 @@ class ChatAction(spaces.Space[Any]):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ChatAction)
+
+
+@create_shared_memory.register(Conversation)
+def _no_shared_memory(space: Conversation, n: int = 1, ctx: Any = None) -> None:
+    # Gymnasium's AsyncVectorEnv shares observations in fixed-size arrays by default;
+    # conversations have no fixed size (as Gymnasium's own Sequence and Graph spaces).
+    raise TypeError(
+        "Palaestra observations are conversations of any length, which cannot live in "
+        "fixed-size shared memory: pass shared_memory=False to gymnasium.vector.AsyncVectorEnv "
+        "(or use palaestra.make_vec(id, n), which steps envs concurrently)"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import gymnasium
 import pytest
 
 import palaestra
@@ -53,3 +54,19 @@ def test_async_inside_a_loop_and_sync_outside():
         return observations
 
     assert len(asyncio.run(go())) == 2
+
+
+@pytest.mark.timeout(120)
+def test_gymnasium_async_vector_env_says_to_pass_shared_memory_false():
+    palaestra.registration.register_gymnasium()
+    factories = [lambda: gymnasium.make("palaestra:palaestra/GuessNumber-v0")] * 2
+    with pytest.raises(TypeError, match=r"pass shared_memory=False"):
+        gymnasium.vector.AsyncVectorEnv(factories)
+    envs = gymnasium.vector.AsyncVectorEnv(factories, shared_memory=False)
+    try:
+        observations, _ = envs.reset(seed=0)
+        assert [o[0]["role"] for o in observations] == ["user", "user"]
+        observations, rewards, *_ = envs.step(["<guess>3</guess>", "<guess>5</guess>"])
+        assert "higher" in observations[0][0]["content"] and len(rewards) == 2
+    finally:
+        envs.close()
