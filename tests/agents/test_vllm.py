@@ -55,6 +55,7 @@ def _has_cuda() -> bool:
 HAS_VLLM = importlib.util.find_spec("vllm") is not None
 VLLM_GPU_MARKS = (
     pytest.mark.slow,
+    pytest.mark.gpu,
     pytest.mark.skipif(
         not HAS_VLLM,
         reason="vllm is not installed here (pip install 'palaestra[vllm]' on a machine with a "
@@ -68,7 +69,7 @@ VLLM_GPU_MARKS = (
 
 
 def needs_vllm_gpu(test):
-    """Marks a test slow and skips it, saying why, without vLLM or a CUDA GPU."""
+    """Marks a test slow and gpu, and skips it, saying why, without vLLM or a CUDA GPU."""
     for mark in VLLM_GPU_MARKS:
         test = mark(test)
     return test

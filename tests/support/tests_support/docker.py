@@ -27,7 +27,7 @@ def start_dockerd() -> str | None:
     """Starts dockerd in the background if we can; returns why not, or None once it answers."""
     binary = shutil.which("dockerd")
     if binary is None:
-        return "dockerd is not installed (apt-get install docker.io, or run .ci/docker-setup.sh)"
+        return "dockerd is not installed (apt-get install docker.io, or run .ci/setup-sandbox.sh)"
     if os.geteuid() != 0:
         return "dockerd is not running and starting it needs root"
     with open("/var/log/palaestra-test-dockerd.log", "ab") as log:
