@@ -178,17 +178,9 @@ def _missing_extra(**kwargs):
     raise palaestra.errors.MissingDependencyError("needs math-verify: pip install 'palaestra[math]'")
 
 
-@pytest.fixture
-def broken_envs():
-    ids = ["CliWrongOracle-v0", "CliMissingExtra-v0"]
-    palaestra.register(ids[0], _WrongOracleEnv, tags=("cli-broken",))
-    palaestra.register(ids[1], _missing_extra, tags=("cli-broken",))
-    yield ids
-    for one in ids:
-        palaestra.registration.deregister(one)
-
-
-def test_demo_says_why_an_env_failed_and_goes_on(broken_envs):
+def test_demo_says_why_an_env_failed_and_goes_on(registered):
+    registered("CliWrongOracle-v0", _WrongOracleEnv, tags=("cli-broken",))
+    registered("CliMissingExtra-v0", _missing_extra, tags=("cli-broken",))
     result = runner.invoke(app, ["demo", "--tag", "cli-broken"])
     assert result.exit_code == 1
     output = flat(result.output)
