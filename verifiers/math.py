@@ -46,6 +46,7 @@ from palaestra.verifiers import fastmath
 from palaestra.verifiers.base import Deferred, Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer, normalize_unicode
 
+from palaestra.errors import MissingDependencyError, require
 from palaestra.verdict import Status, Verdict
 
 _HEDGE = re.compile(
@@ -484,10 +485,18 @@ def _plain_to_latex(s: str) -> str:
 _IMAGINARY = re.compile(r"(?<![a-zA-Z\\])i(?![a-zA-Z])")
 
 
+def _grader() -> Any:
+    """math-verify's grader, or an error naming the extra that installs it."""
+    return require("math_verify.grader", "math", "math verification")
+
+
 def looks_complex(text: str) -> bool:
-    """True when a lone ``i`` (the imaginary unit) or a complex-only command appears."""
-    grader = __import__("math_verify.grader", fromlist=["should_treat_as_complex"])
-    return bool(_IMAGINARY.search(text)) or grader.should_treat_as_complex(text)
+    r"""True when a lone ``i`` or a complex-only command (``\det``, ``\mathbb{C}``) appears.
+
+    Symbols are then parsed without the assumption that they are real. Whether ``i`` itself is
+    the imaginary unit is decided by the reference alone (`uses_imaginary_unit`).
+    """
+    return bool(_IMAGINARY.search(text)) or _grader().should_treat_as_complex(text)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -502,10 +511,8 @@ def to_sympy(text: str, complex_mode: bool | None = None) -> Any:
         complex_mode: Read ``i`` as the imaginary unit (default: guessed from the text). The
             answer and the reference must be read the same way, so callers decide for both.
     """
-    from palaestra.errors import require
-
     l2s = require("latex2sympy2_extended.latex2sympy2", "math", "math verification")
-    require("math_verify.grader", "math", "math verification")
+    _grader()
     config = l2s.NormalizationConfig(
         basic_latex=True, units=False, malformed_operators=True, nits=False, boxed="none"
     )
@@ -808,7 +815,7 @@ def _compare_sympy(
 
     a, r = _normalize_expr(a), _normalize_expr(r)
 
-    grader = __import__("math_verify.grader", fromlist=["verify"])
+    grader = _grader()
     # Our worker enforces time from outside; this only silences math-verify's one-time warning.
     grader.TIMEOUT_WARNING_SHOWN = True
     a_rel, r_rel = _is_relation(a), _is_relation(r)
@@ -1015,6 +1022,11 @@ def sympy_check(
     from palaestra.verifiers.pool import report_stage
 
     base = {"answer": answer, "reference": reference}
+    try:
+        require("latex2sympy2_extended.latex2sympy2", "math", "math verification")
+        _grader()
+    except MissingDependencyError as e:
+        return verdict(Status.ERROR, str(e), **base)
     complex_mode = looks_complex(answer_core) or looks_complex(reference_core)
     report_stage("reference")
     try:
