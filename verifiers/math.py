@@ -521,8 +521,9 @@ def to_sympy(text: str, complex_mode: bool | None = None) -> Any:
 
     Args:
         text: The LaTeX.
-        complex_mode: Read ``i`` as the imaginary unit (default: guessed from the text). The
-            answer and the reference must be read the same way, so callers decide for both.
+        complex_mode: Parse symbols without assuming they are real (default: `looks_complex`
+            of the text). The answer and the reference must be read the same way, so callers
+            decide for both. ``i`` stays a symbol either way (see `read_i_as_unit`).
     """
     l2s = require("latex2sympy2_extended.latex2sympy2", "math", "math verification")
     _grader()
@@ -565,11 +566,10 @@ def uses_imaginary_unit(reference: Any) -> bool:
     try:
         if any(s.name == "i" for s in reference.free_symbols):
             return True
-        nodes = reference.atoms(sympy.Expr)
-    except AttributeError:
+        # Infinities are extended-real, so an interval to infinity is not complex.
+        return any(n.is_number and n.is_extended_real is False for n in reference.atoms(sympy.Expr))
+    except Exception:  # noqa: BLE001 - not a sympy object, or an assumption sympy cannot settle
         return False
-    # Infinities are extended-real, so an interval to infinity is not complex.
-    return any(n.is_number and n.is_extended_real is False for n in nodes)
 
 
 def read_i_as_unit(expr: Any) -> Any:
