@@ -11,6 +11,10 @@ Work is split in two stages so that time limits hold without signals:
   paths). It returns a final `Verdict`, or a `Deferred` naming a module-level function.
 * A `Deferred` runs in a killable worker process (`palaestra.verifiers.pool`) under a hard
   wall-clock limit; a worker that overruns is killed and replaced.
+
+This module depends on `palaestra.verifiers.pool` (workers, `Deferred`) and
+`palaestra.verifiers.batch` (running many deferred jobs); neither imports it back. `Deferred`
+is re-exported here because every verifier that defers work names it.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ import asyncio
 import dataclasses
 import difflib
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
+
+from palaestra.verifiers.batch import Job, normalize_items, run_jobs
+from palaestra.verifiers.pool import Deferred, default_pool, resolve_deferred
 
 from palaestra.errors import UnknownArgumentError
 from palaestra.verdict import Status, Verdict
@@ -98,24 +105,6 @@ class VerifierConfig:
             )
         cls.check_names(data)
         return cls(**data)
-
-
-@dataclasses.dataclass(frozen=True)
-class Deferred:
-    """Work that must run in a killable worker process.
-
-    Attributes:
-        target: ``"module:function"``; the function takes `args` and returns a `Verdict`.
-        args: Picklable positional arguments.
-        on_timeout: Builds the verdict when the worker overruns; gets the last stage the worker
-            reported (see `palaestra.verifiers.pool.report_stage`) and the limit in seconds.
-        on_memory: Builds the verdict when the worker runs out of memory (same arguments).
-    """
-
-    target: str
-    args: tuple[Any, ...]
-    on_timeout: Callable[[str | None, float], Verdict]
-    on_memory: Callable[[str | None, float], Verdict] | None = None
 
 
 def as_text(completion: Any) -> str | None:
@@ -202,16 +191,14 @@ class Verifier(abc.ABC):
         self.check_context(context)
         timeout_s = self._timeout(context)
         start = time.perf_counter()
-        try:
-            out = self._verify(completion, reference, context)
-            if isinstance(out, Deferred):
-                from palaestra.verifiers.pool import default_pool, resolve_deferred
-
-                remaining = max(timeout_s - (time.perf_counter() - start), 0.05)
+        out = self._stage(completion, reference, context)
+        if isinstance(out, Deferred):
+            remaining = max(timeout_s - (time.perf_counter() - start), 0.05)
+            try:
                 outcome = default_pool().call(out.target, out.args, remaining)
                 out = resolve_deferred(out, outcome, timeout_s)
-        except Exception as e:  # noqa: BLE001 - the contract is: never raise on content
-            out = Verdict.error(f"verifier crashed: {type(e).__name__}: {e}")
+            except Exception as e:  # noqa: BLE001 - the contract is: never raise on content
+                out = Verdict.error(f"verifier crashed: {type(e).__name__}: {e}")
         return self.finish(out, start)
 
     async def averify(self, completion: Any, reference: Any = None, **context: Any) -> Verdict:
@@ -236,9 +223,34 @@ class Verifier(abc.ABC):
         Returns:
             One verdict per item, in the order given.
         """
-        from palaestra.verifiers.batch import run_batch
+        triples = normalize_items(items)
+        for _, _, context in triples:
+            self.check_context(context)
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        results: list[Verdict | None] = []
+        jobs: list[Job] = []
+        for completion, reference, context in triples:
+            start = time.perf_counter()
+            limit = self._timeout(context) if timeout_s is None else float(timeout_s)
+            out = self._stage(completion, reference, context)
+            if isinstance(out, Deferred):
+                jobs.append(Job(out, limit, time.perf_counter() - start))
+                results.append(None)  # filled below, in order, from the jobs' verdicts
+            else:
+                results.append(self.finish(out, start))
+        # An item's elapsed time is its service time, not its wait behind other items.
+        done = iter([self.finish(v, time.perf_counter() - s) for v, s in run_jobs(jobs, workers)])
+        return [r if r is not None else next(done) for r in results]
 
-        return run_batch(self, items, timeout_s=timeout_s, workers=workers)
+    def _stage(
+        self, completion: Any, reference: Any, context: dict[str, Any]
+    ) -> Verdict | Deferred:
+        """The in-process stage, with a crash turned into an error verdict."""
+        try:
+            return self._verify(completion, reference, context)
+        except Exception as e:  # noqa: BLE001 - the contract is: never raise on content
+            return Verdict.error(f"verifier crashed: {type(e).__name__}: {e}")
 
     def finish(self, verdict: Verdict, start: float) -> Verdict:
         """Stamps elapsed time, verifier name and version on a verdict."""

@@ -1,24 +1,30 @@
-"""Batch verification: cheap stages in-process, heavy stages in killable workers.
+"""Batch verification's building blocks: item normalisation and heavy jobs in parallel.
 
-Each item first runs the verifier's in-process stage (extraction, caps, fast paths). Items that
-need heavy work go to the worker pool, one job per worker at a time, each with a hard wall-clock
-limit that starts when a worker takes the job; the item's budget is what the in-process stage
-left of `timeout_s`. An item's `elapsed_s` is its own service time (in-process stage plus time
-in a worker), not the time it spent queued behind other items.
+`Verifier.verify_batch` runs each item's in-process stage (extraction, caps, fast paths) itself,
+then hands the items that need heavy work to `run_jobs`, one `Job` each. Jobs go to the worker
+pool, one per worker at a time, each with a hard wall-clock limit that starts when a worker
+takes it; a job's budget is what the in-process stage left of the item's limit. The service
+time returned per job is the in-process stage plus time in a worker, not the time the job spent
+queued behind others.
+
+This module knows jobs and the pool, not verifiers: `palaestra.verifiers.base` imports it, never
+the other way round.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from palaestra.verifiers.pool import Deferred, default_pool, resolve_deferred
 
 from palaestra.verdict import Verdict
 
-if TYPE_CHECKING:
-    from palaestra.verifiers.base import Verifier
+_MIN_BUDGET_S = 0.05
+"""A job whose item spent its whole limit in-process still gets this long in a worker."""
 
 
 def normalize_items(items: Iterable[Any]) -> list[tuple[Any, Any, dict[str, Any]]]:
@@ -48,62 +54,61 @@ def normalize_items(items: Iterable[Any]) -> list[tuple[Any, Any, dict[str, Any]
     return out
 
 
-def run_batch(
-    verifier: Verifier,
-    items: Iterable[Any],
-    *,
-    timeout_s: float | None = None,
-    workers: int | None = None,
-) -> list[Verdict]:
-    """Verifies items in order with a hard per-item limit (see the module docstring)."""
-    from palaestra.verifiers.base import Deferred
-    from palaestra.verifiers.pool import default_pool, resolve_deferred
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One item's heavy stage, waiting for a worker.
 
-    triples = normalize_items(items)
-    for _, _, context in triples:
-        verifier.check_context(context)
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    Attributes:
+        deferred: The work.
+        limit_s: The item's whole time limit, in seconds.
+        spent_s: What the in-process stage already used of it.
+    """
 
-    results: list[Verdict | None] = [None] * len(triples)
-    pending: queue.SimpleQueue = queue.SimpleQueue()
-    n_pending = 0
-    for index, (completion, reference, context) in enumerate(triples):
-        start = time.perf_counter()
-        limit = verifier._timeout(context) if timeout_s is None else float(timeout_s)
-        try:
-            out = verifier._verify(completion, reference, context)
-        except Exception as e:  # noqa: BLE001 - never raise on content
-            out = Verdict.error(f"verifier crashed: {type(e).__name__}: {e}")
-        if isinstance(out, Deferred):
-            pending.put((index, out, limit, time.perf_counter() - start))
-            n_pending += 1
-        else:
-            results[index] = verifier.finish(out, start)
+    deferred: Deferred
+    limit_s: float
+    spent_s: float
 
-    if n_pending:
-        pool = default_pool(min_size=workers)
-        n_threads = min(workers or pool.size, n_pending)
 
-        def drain() -> None:
-            while True:
-                try:
-                    index, deferred, limit, spent = pending.get_nowait()
-                except queue.Empty:
-                    return
-                remaining = max(limit - spent, 0.05)
-                try:
-                    outcome = pool.call(deferred.target, deferred.args, remaining)
-                    verdict = resolve_deferred(deferred, outcome, limit)
-                    elapsed = spent + outcome.elapsed_s
-                except Exception as e:  # noqa: BLE001 - never raise on content
-                    verdict, elapsed = Verdict.error(f"batch worker failed: {e}"), spent
-                stamped = verifier.finish(verdict, time.perf_counter())
-                results[index] = stamped.replace(elapsed_s=elapsed)
+def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list[tuple[Verdict, float]]:
+    """Runs jobs in the shared worker pool, at most `workers` at a time.
 
-        threads = [threading.Thread(target=drain, daemon=True) for _ in range(n_threads)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    return [r if r is not None else Verdict.error("item was not verified") for r in results]
+    Args:
+        jobs: The jobs, each with its own limit.
+        workers: Jobs in flight at once (default: the pool's size; the pool grows to it).
+
+    Returns:
+        ``(verdict, service seconds)`` per job, in the order given; never raises for what a job
+        does.
+    """
+    if not jobs:
+        return []
+    pool = default_pool(min_size=workers)
+    results: list[tuple[Verdict, float] | None] = [None] * len(jobs)
+    pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for index in range(len(jobs)):
+        pending.put(index)
+
+    def drain() -> None:
+        while True:
+            try:
+                index = pending.get_nowait()
+            except queue.Empty:
+                return
+            job = jobs[index]
+            budget = max(job.limit_s - job.spent_s, _MIN_BUDGET_S)
+            try:
+                outcome = pool.call(job.deferred.target, job.deferred.args, budget)
+                verdict = resolve_deferred(job.deferred, outcome, job.limit_s)
+                results[index] = (verdict, job.spent_s + outcome.elapsed_s)
+            except Exception as e:  # noqa: BLE001 - never raise on content
+                results[index] = (Verdict.error(f"batch worker failed: {e}"), job.spent_s)
+
+    threads = [
+        threading.Thread(target=drain, daemon=True)
+        for _ in range(min(workers or pool.size, len(jobs)))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [r if r is not None else (Verdict.error("item was not verified"), 0.0) for r in results]

@@ -9,13 +9,12 @@ decimals or fractions (for Real) and true/false (for Bool).
 The check substitutes the values and simplifies; quantified constraints fall back to a solver
 call with the assignment fixed. It runs in a killable worker (z3 calls can not be interrupted
 from another thread), and z3 also gets the time limit as its own ``timeout``. z3-solver is
-installed by the ``dev`` extra.
+installed by the ``z3`` extra; without it every check is an ``error`` that says so.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import re
 from fractions import Fraction
@@ -24,6 +23,7 @@ from typing import Any, ClassVar
 from palaestra.verifiers.base import Deferred, Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer
 
+from palaestra.errors import MissingDependencyError, require
 from palaestra.verdict import Status, Verdict
 
 _PAIR = re.compile(r"^\s*([A-Za-z_][\w.!]*)\s*(?:=|:=|->|:)\s*(.+?)\s*$")
@@ -74,9 +74,10 @@ def check_assignment(
     smt2: str, assignment: dict[str, Any], timeout_ms: int, answer: str
 ) -> Verdict:
     """Runs inside a worker: does the assignment satisfy the SMT-LIB2 constraints?"""
-    from palaestra.errors import require
-
-    z3 = require("z3", "dev", "the z3 verifier")
+    try:
+        z3 = require("z3", "z3", "the z3 verifier")
+    except MissingDependencyError as e:
+        return verdict(Status.ERROR, str(e), answer=answer)
     try:
         assertions = z3.parse_smt2_string(smt2)
     except z3.Z3Exception as e:
@@ -160,8 +161,6 @@ class Z3Verifier(Verifier):
     ) -> Verdict | Deferred:
         if not isinstance(reference, str) or "assert" not in reference:
             return Verdict.error("the z3 reference must be an SMT-LIB2 script with assertions")
-        if importlib.util.find_spec("z3") is None:
-            return Verdict.error("z3 is not installed: pip install 'palaestra[dev]' (z3-solver)")
         extraction = extract_answer(completion, self.config)
         if extraction.kind == "conflict":
             return verdict(Status.INCORRECT, extraction.reason, answer=extraction.answer)

@@ -234,11 +234,11 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z]\w*\s*=\s*")
 
 
 def _restates(stated: str, answer: str) -> bool:
-    """True when a "final answer" statement says exactly the slot's answer.
+    r"""True when a "final answer" statement says exactly the slot's answer.
 
     Equality, not containment: "Final answer: 42, 43" after a slot of 42 is a second
     candidate, not a restatement. Wrappers that cannot change the meaning are removed
-    first: "the answer is", a whole-statement \\boxed{}, and ``x =`` before a plain value.
+    first: "the answer is", a whole-statement \boxed{}, and ``x =`` before a plain value.
     """
     value = _RESTATEMENT_PREFIX.sub("", stated.strip())
     boxed = _BOXED_WHOLE.match(value)

@@ -29,9 +29,9 @@ class HybridConfig(VerifierConfig):
         judge: The judge's config.
     """
 
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2
 
-    timeout_s: float = 120.0
+    timeout_s: float = 220.0
     rules: MathConfig = dataclasses.field(default_factory=MathConfig)
     judge: JudgeConfig = dataclasses.field(default_factory=JudgeConfig)
 

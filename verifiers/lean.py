@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 from palaestra.verifiers.base import Verifier, VerifierConfig, as_text, verdict
 from palaestra.verifiers.extract import fenced_blocks, strip_reasoning
 
+from palaestra.errors import MissingDependencyError, require
 from palaestra.verdict import Status, Verdict
 
 ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
@@ -258,10 +259,10 @@ class LeanVerifier(Verifier):
         return verdict(status, reason, answer=proof, output=(done.stdout + done.stderr)[-4000:])
 
     def _lean_dojo(self, proof: str, reference: Any) -> Verdict:
-        import importlib.util
-
-        if importlib.util.find_spec("lean_dojo") is None:
-            return Verdict.error("lean-dojo is not installed: pip install 'palaestra[lean]'")
+        try:
+            lean_dojo = require("lean_dojo", "lean", "the lean_dojo backend")
+        except MissingDependencyError as e:
+            return Verdict.error(str(e))
         if not isinstance(reference, Mapping) or not {"repo", "commit", "file", "theorem"} <= set(
             reference
         ):
@@ -271,8 +272,6 @@ class LeanVerifier(Verifier):
                 return verdict(Status.SUSPECT, f"the proof {why}", answer=proof)
         tactics = proof[2:].strip() if proof.startswith("by") else proof
         try:
-            import lean_dojo
-
             repo = lean_dojo.LeanGitRepo(reference["repo"], reference["commit"])
             theorem = lean_dojo.Theorem(repo, reference["file"], reference["theorem"])
             with lean_dojo.Dojo(theorem, timeout=int(self.config.timeout_s)) as (dojo, state):

@@ -27,7 +27,13 @@ Pipeline of `MathVerifier`:
      ``5``; ``2x+1=11`` does not); equation references match proportional equations;
    * an inequality answers an interval only in solved form (``x>2`` matches ``(2,\infty)``;
      restating ``x^2>4`` does not);
-   * intervals keep their brackets; sets ignore order, tuples do not; matrices compare entries.
+   * intervals keep their brackets; sets ignore order, tuples do not; matrices compare entries;
+   * ``i`` is the imaginary unit only where the reference works in the complex numbers: it
+     names ``i`` (also spelled ``I``, ``\mathrm{i}``, ``\imath``) or holds a number that is not
+     real (``\sqrt{-4}``). Then ``(1+i)^2`` answers ``2i`` and ``-1`` answers ``e^{i\pi}``.
+     Otherwise ``i`` is a variable like any other letter: ``x+i`` does not answer ``x+1``,
+     and ``i^2`` does not answer ``-1`` (incorrect, but not decisive, so the hybrid
+     verifier's judge, which sees the question, decides).
 
 Verdict details: ``decided_by`` (``fast_path``, ``sympy``, ``string``, ``extraction``, ...) and
 ``decisive`` (False when the rules could not prove a wrong answer wrong, e.g. an unparsable
@@ -46,6 +52,7 @@ from palaestra.verifiers import fastmath
 from palaestra.verifiers.base import Deferred, Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer, normalize_unicode
 
+from palaestra.errors import MissingDependencyError, require
 from palaestra.verdict import Status, Verdict
 
 _HEDGE = re.compile(
@@ -78,6 +85,12 @@ _TRAILING_WORD_UNIT = re.compile(
 _PERCENT = re.compile(r"^(?P<core>.*?)\s*(?:\\%|%|\\text\{\s*percent\s*\}|\s+percent)\s*$", re.S)
 _DEGREE = re.compile(
     r"^(?P<core>.*?)\s*(?:\^\s*\{?\\circ\}?|\\degree|\^\{\s*\\circ\s*\}|\s*degrees?)\s*$", re.S
+)
+# The imaginary unit's other spellings, read as ``i`` first: ``2\mathrm{i}`` is not 2 with a
+# unit, and latex2sympy would take ``I`` for the unit even where it is a variable (``I_1``).
+_I_SPELLING = re.compile(
+    r"\\(?:mathrm|mathit|text|textrm|mbox|operatorname)\s*\{\s*[iI]\s*\}"
+    r"|\\imath(?![a-zA-Z])|(?<![a-zA-Z\\])I(?![a-zA-Z])"
 )
 _CURRENCY = re.compile(r"^(?:\\\$|\$|USD\s*|€|£|¥)\s*")
 _ASSIGNMENT = re.compile(r"^\s*[a-zA-Z](?:_\{?[a-zA-Z0-9]+\}?)?\s*=\s*(?P<rhs>[^=<>]+)$")
@@ -146,7 +159,7 @@ class MathConfig(ExtractionConfig):
         extract_reference: When the reference contains ``\boxed{}``, compare with its last box.
     """
 
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2
 
     timeout_s: float = 3.0
     min_answer_sig: int = 6
@@ -286,7 +299,8 @@ class MathVerifier(Verifier):
                 decisive=True,
                 **base,
             )
-        a, r = decorate(_OR.sub(", ", answer)), decorate(_OR.sub(", ", reference))
+        a = decorate(_OR.sub(", ", _I_SPELLING.sub("i", answer)))
+        r = decorate(_OR.sub(", ", _I_SPELLING.sub("i", reference)))
         if not a.core:
             return verdict(
                 Status.NO_ANSWER, "the answer slot holds no mathematics", decided_by="rules", **base
@@ -484,10 +498,18 @@ def _plain_to_latex(s: str) -> str:
 _IMAGINARY = re.compile(r"(?<![a-zA-Z\\])i(?![a-zA-Z])")
 
 
+def _grader() -> Any:
+    """math-verify's grader, or an error naming the extra that installs it."""
+    return require("math_verify.grader", "math", "math verification")
+
+
 def looks_complex(text: str) -> bool:
-    """True when a lone ``i`` (the imaginary unit) or a complex-only command appears."""
-    grader = __import__("math_verify.grader", fromlist=["should_treat_as_complex"])
-    return bool(_IMAGINARY.search(text)) or grader.should_treat_as_complex(text)
+    r"""True when a lone ``i`` or a complex-only command (``\det``, ``\mathbb{C}``) appears.
+
+    Symbols are then parsed without the assumption that they are real. Whether ``i`` itself is
+    the imaginary unit is decided by the reference alone (`uses_imaginary_unit`).
+    """
+    return bool(_IMAGINARY.search(text)) or _grader().should_treat_as_complex(text)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -499,13 +521,12 @@ def to_sympy(text: str, complex_mode: bool | None = None) -> Any:
 
     Args:
         text: The LaTeX.
-        complex_mode: Read ``i`` as the imaginary unit (default: guessed from the text). The
-            answer and the reference must be read the same way, so callers decide for both.
+        complex_mode: Parse symbols without assuming they are real (default: `looks_complex`
+            of the text). The answer and the reference must be read the same way, so callers
+            decide for both. ``i`` stays a symbol either way (see `read_i_as_unit`).
     """
-    from palaestra.errors import require
-
     l2s = require("latex2sympy2_extended.latex2sympy2", "math", "math verification")
-    require("math_verify.grader", "math", "math verification")
+    _grader()
     config = l2s.NormalizationConfig(
         basic_latex=True, units=False, malformed_operators=True, nits=False, boxed="none"
     )
@@ -530,6 +551,49 @@ def to_sympy(text: str, complex_mode: bool | None = None) -> Any:
         for lhs, op, rhs in zip(sides, pieces[1::2], sides[1:], strict=False)
     ]
     return relations[0] if len(relations) == 1 else OrderedAnd(*relations)
+
+
+def uses_imaginary_unit(reference: Any) -> bool:
+    r"""True when a parsed reference works in the complex numbers.
+
+    That is when it names ``i`` (written ``i``, ``I``, ``\mathrm{i}``, ...; a summation index
+    is bound, not named) or holds a number that is not real (``\sqrt{-4}``). Then ``i`` is the
+    imaginary unit on both sides; otherwise it stays a variable, so ``i^2`` does not answer
+    ``-1``.
+    """
+    import sympy
+
+    try:
+        if any(s.name == "i" for s in reference.free_symbols):
+            return True
+        # Infinities are extended-real, so an interval to infinity is not complex.
+        return any(n.is_number and n.is_extended_real is False for n in reference.atoms(sympy.Expr))
+    except Exception:  # noqa: BLE001 - not a sympy object, or an assumption sympy cannot settle
+        return False
+
+
+def read_i_as_unit(expr: Any) -> Any:
+    r"""The expression with the free symbol ``i`` replaced by the imaginary unit.
+
+    Returns `expr` itself when it has no free ``i`` or the replacement has no meaning (an
+    interval, whose ends must be real, other than ``(a, b)``, which is then a pair).
+    """
+    import sympy
+
+    try:
+        unit = {s: sympy.I for s in expr.free_symbols if s.name == "i"}
+    except AttributeError:
+        return expr
+    if not unit:
+        return expr
+    if isinstance(expr, sympy.Interval) and expr.left_open and expr.right_open:
+        expr = sympy.Tuple(expr.start, expr.end)
+    try:
+        # Unevaluated, so that ``x = \pm 2i`` stays an equation instead of becoming False.
+        with sympy.evaluate(False):
+            return expr.subs(unit)
+    except (TypeError, ValueError):
+        return expr
 
 
 _RELATION_TOKEN = re.compile(r"\\(?:leq?|geq?|neq?)(?![a-zA-Z])|<=|>=|[=<>]")
@@ -808,7 +872,7 @@ def _compare_sympy(
 
     a, r = _normalize_expr(a), _normalize_expr(r)
 
-    grader = __import__("math_verify.grader", fromlist=["verify"])
+    grader = _grader()
     # Our worker enforces time from outside; this only silences math-verify's one-time warning.
     grader.TIMEOUT_WARNING_SHOWN = True
     a_rel, r_rel = _is_relation(a), _is_relation(r)
@@ -1003,6 +1067,17 @@ def _compare_relations(a: Any, r: Any) -> tuple[bool, str, bool]:
     return False, "relations could not be compared", not _solved_relation(a)
 
 
+def _equal_if_i_is_unit(a: Any, r: Any, texts_and_digits: tuple[str, str, int, int]) -> bool:
+    """Whether the answer would equal the reference were its ``i`` the imaginary unit."""
+    as_unit = read_i_as_unit(a)
+    if as_unit is a:
+        return False
+    try:
+        return _compare_sympy(as_unit, r, *texts_and_digits)[0]
+    except Exception:  # noqa: BLE001 - sympy raises many kinds of errors
+        return False
+
+
 def sympy_check(
     answer_core: str,
     reference_core: str,
@@ -1015,6 +1090,11 @@ def sympy_check(
     from palaestra.verifiers.pool import report_stage
 
     base = {"answer": answer, "reference": reference}
+    try:
+        require("latex2sympy2_extended.latex2sympy2", "math", "math verification")
+        _grader()
+    except MissingDependencyError as e:
+        return verdict(Status.ERROR, str(e), **base)
     complex_mode = looks_complex(answer_core) or looks_complex(reference_core)
     report_stage("reference")
     try:
@@ -1025,6 +1105,7 @@ def sympy_check(
             f"the reference could not be parsed ({type(e).__name__}); the reference needs fixing",
             **base,
         )
+    imaginary = uses_imaginary_unit(r)
     report_stage("answer")
     try:
         a = to_sympy(answer_core, complex_mode)
@@ -1036,11 +1117,16 @@ def sympy_check(
             decisive=False,
             **base,
         )
+    if imaginary:
+        a, r = read_i_as_unit(a), read_i_as_unit(r)
     report_stage("compare")
     try:
-        equal, how, decisive = _compare_sympy(
-            a, r, answer_core, reference_core, min_answer_sig, min_reference_sig
-        )
+        texts_and_digits = (answer_core, reference_core, min_answer_sig, min_reference_sig)
+        equal, how, decisive = _compare_sympy(a, r, *texts_and_digits)
+        if not (equal or imaginary) and _equal_if_i_is_unit(a, r, texts_and_digits):
+            # Not proved wrong, only read the way the reference reads: a judge that sees the
+            # question (the hybrid verifier's) may still decide.
+            how, decisive = "i is a variable where the reference is real", False
     except Exception as e:  # noqa: BLE001
         return verdict(
             Status.INCORRECT,

@@ -39,7 +39,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from palaestra.verdict import Verdict
@@ -54,6 +54,28 @@ DEFAULT_WARM: tuple[str, ...] = (
 
 _STARTUP_TIMEOUT_S = 180.0
 _CONN: Any = None  # the worker's end of its pipe, set inside worker processes only
+
+
+@dataclasses.dataclass(frozen=True)
+class Deferred:
+    """Work that must run in a killable worker process.
+
+    A verifier's in-process stage returns one when a check needs heavy work (sympy, z3); the
+    caller runs it with `WorkerPool.call` and turns the outcome into a verdict with
+    `resolve_deferred`.
+
+    Attributes:
+        target: ``"module:function"``; the function takes `args` and returns a `Verdict`.
+        args: Picklable positional arguments.
+        on_timeout: Builds the verdict when the worker overruns; gets the last stage the worker
+            reported (see `report_stage`) and the limit in seconds.
+        on_memory: Builds the verdict when the worker runs out of memory (same arguments).
+    """
+
+    target: str
+    args: tuple[Any, ...]
+    on_timeout: Callable[[str | None, float], Verdict]
+    on_memory: Callable[[str | None, float], Verdict] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -423,7 +445,7 @@ def shutdown_default_pool() -> None:
 atexit.register(shutdown_default_pool)
 
 
-def resolve_deferred(deferred: Any, outcome: Outcome, timeout_s: float) -> Verdict:
+def resolve_deferred(deferred: Deferred, outcome: Outcome, timeout_s: float) -> Verdict:
     """Turns the outcome of a `Deferred` job into a verdict."""
     if outcome.kind == "ok":
         if isinstance(outcome.value, Verdict):

@@ -38,6 +38,7 @@ import re
 import numpy as np
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
+from palaestra.errors import require
 from palaestra.verdict import Verdict
 
 MAX_POLY_CHARS = 600
@@ -74,7 +75,7 @@ def poly_text(coefs: list[int], var: str = "x") -> str:
 
 
 def parse_polynomial(text: str) -> dict[int, int] | str:
-    """Power -> coefficient of a polynomial in x written as a sum of terms; a reason if malformed."""
+    """Power -> coefficient of a polynomial in x written as a sum of terms, or why it is not."""
     text = text.strip().replace("\\cdot", "*").replace("\\times", "*").replace(" ", "")
     if text.endswith("."):
         text = text[:-1]
@@ -133,7 +134,7 @@ def _expanded(product: str):
 
 def sympy_equal(parsed: dict[int, int], product: str) -> bool:
     """Whether the parsed polynomial equals the printed product, decided by sympy."""
-    import sympy
+    sympy = require("sympy", "math", "checking a polynomial expansion")
 
     x = sympy.Symbol("x")
     answer = sympy.Poly(

@@ -226,6 +226,14 @@ CASES = [
     math("close-irrationals", "precision", "\\boxed{\\sqrt{2}}", "1.41421356238", "incorrect"),
     math("variable", "malformed", "\\boxed{x}", "42", "incorrect"),
     math("letter", "malformed", "\\boxed{A}", "42", "incorrect"),
+    # i read as the imaginary unit where the reference does not use it
+    math("i-squared", "imaginary", "\\boxed{i^2}", "-1", "incorrect"),
+    math("capital-i-squared", "imaginary", "\\boxed{I^2}", "-1", "incorrect"),
+    math("euler-for-real", "imaginary", "\\boxed{e^{i\\pi}}", "-1", "incorrect"),
+    math("i-squared-plus-one", "imaginary", "\\boxed{i^2+1}", "0", "incorrect"),
+    math("i-for-one", "imaginary", "\\boxed{x+i}", "x+1", "incorrect"),
+    case("hybrid-i-squared", "imaginary", "hybrid", "\\boxed{i^2}", "-1", "incorrect"),
+    math("complex-control", "control", "\\boxed{(1+i)^2}", "2i", "correct"),
     # pathological expressions
     math("tower", "pathological", "\\boxed{9^{9^{9^9}}}", "5", "timeout"),
     math("huge-factorial", "pathological", "\\boxed{(10^{10})!}", "5", "timeout"),

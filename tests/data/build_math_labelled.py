@@ -322,6 +322,24 @@ SPECS: list[tuple[str, str, list[str], list[str]]] = [
         ["\\frac{1}{36}", "\\frac{5}{6}"],
     ),
     ("arithmetic", "9", ["9", "3^2", "\\frac{27}{3}"], ["3", "81"]),
+    # the imaginary unit: i is the unit where the reference works in the complex numbers, and a
+    # variable like any other letter where it does not (appended last so that earlier ids stay)
+    (
+        "imaginary",
+        "e^{i\\pi}",
+        ["-1", "e^{\\pi i}", "\\cos\\pi + i\\sin\\pi"],
+        ["1", "e^{\\pi}", "i"],
+    ),
+    (
+        "imaginary",
+        "2i",
+        ["(1+i)^2", "\\sqrt{-4}", "2\\mathrm{i}", "2I", "i+i"],
+        ["2", "-2i", "(1-i)^2", "4i"],
+    ),
+    ("imaginary", "\\sqrt{-4}", ["2i", "2\\mathrm{i}", "2\\sqrt{-1}"], ["-2i", "2", "4i"]),
+    ("imaginary", "-1+i", ["i-1", "i(1+i)", "\\frac{2i}{1-i}"], ["1-i", "1+i", "-1-i"]),
+    ("imaginary", "2\\mathrm{i}", ["2i", "\\sqrt{-4}"], ["2", "-2i"]),
+    ("imaginary", "x+1", ["1+x"], ["x+i", "x-1"]),
 ]
 
 

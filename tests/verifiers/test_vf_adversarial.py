@@ -58,6 +58,7 @@ def test_the_suite_is_large_and_covers_the_required_categories():
         "judge-injection",
         "judge-infra",
         "code-hack",
+        "imaginary",
     ):
         assert needed in categories
 

@@ -154,6 +154,67 @@ def test_details_say_who_decided():
     assert verifiers.verify("math", "\\boxed{\\sqrt(}", "3").details["decisive"] is False
 
 
+# A loaded machine must not turn a slow sympy comparison into a timeout: these check verdicts.
+GENEROUS_LIMIT_S = 60.0
+
+
+def test_imaginary_unit_rows_match_their_labels_on_the_fast_and_the_full_path():
+    rows = [
+        json.loads(line)
+        for line in (ROOT / "tests" / "data" / "math_labelled.jsonl").read_text().splitlines()
+        if '"imaginary"' in line
+    ]
+    assert len(rows) >= 30 and all(r["kind"] == "imaginary" for r in rows)
+    items = [(r["completion"], r["reference"]) for r in rows]
+    fast = verifiers.get("math", timeout_s=GENEROUS_LIMIT_S).verify_batch(items)
+    full = verifiers.get("math", timeout_s=GENEROUS_LIMIT_S, fast_path=False).verify_batch(items)
+    for row, a, b in zip(rows, fast, full, strict=True):
+        assert a.correct is row["label"], (row["id"], a.reason)
+        assert (a.status, a.details["decisive"]) == (b.status, b.details["decisive"]), row["id"]
+
+
+@pytest.mark.parametrize(
+    "answer, reference, status, decisive",
+    [
+        # The reference names i or is not real: i is the imaginary unit on both sides.
+        ("(1+i)^2", "2i", "correct", True),
+        ("-1", "e^{i\\pi}", "correct", True),
+        ("\\sqrt{-4}", "2i", "correct", True),
+        ("2i", "\\sqrt{-4}", "correct", True),
+        ("2I", "2\\mathrm{i}", "correct", True),
+        ("1+i", "i+1", "correct", True),
+        ("x = \\pm 2i", "\\pm 2i", "correct", True),
+        ("(i, 1)", "(1, i)", "incorrect", True),
+        ("x+1", "x+i", "incorrect", True),
+        # A real reference: i is a variable. Equal only were it the unit: not decisive.
+        ("i^2", "-1", "incorrect", False),
+        ("I^2", "-1", "incorrect", False),
+        ("e^{i\\pi}", "-1", "incorrect", False),
+        ("i^2+3", "2", "incorrect", False),
+        ("x+i", "x+1", "incorrect", True),
+        ("\\sum_{i=1}^{3} i", "6", "correct", True),
+    ],
+)
+def test_i_is_the_imaginary_unit_only_where_the_reference_uses_it(
+    answer, reference, status, decisive
+):
+    for fast_path in (True, False):
+        check = verifiers.get("math", timeout_s=GENEROUS_LIMIT_S, fast_path=fast_path)
+        verdict = check.verify(f"\\boxed{{{answer}}}", reference)
+        assert verdict.status.value == status, verdict.reason
+        assert verdict.details["decisive"] is decisive, verdict.reason
+
+
+def test_a_real_reference_leaves_i_squared_to_the_judge(judge_server):
+    from palaestra.verifiers.hybrid import HybridConfig
+    from palaestra.verifiers.judge import JudgeConfig
+
+    judge = JudgeConfig(base_url=judge_server.base_url, model="fallible")
+    verdict = verifiers.get("hybrid", HybridConfig(judge=judge)).verify("\\boxed{i^2}", "-1")
+    assert verdict.details["decided_by"] == "judge"
+    assert "i is a variable" in verdict.details["rules"]["reason"]
+
+
 @pytest.mark.slow
 def test_labelled_set_precision_and_recall_against_math_verify():
     """Precision 1.0 and recall at least plain math-verify's (both run in one subprocess)."""

@@ -1,0 +1,20 @@
+"""An env that needs an optional dependency says which extra installs it."""
+
+import sys
+
+import pytest
+
+import palaestra
+
+
+@pytest.mark.parametrize("env_id, module, extra", [("PolynomialExpansion-v0", "sympy", "math")])
+def test_a_missing_module_names_its_extra(monkeypatch, env_id, module, extra):
+    monkeypatch.setitem(sys.modules, module, None)
+    for name in list(sys.modules):
+        if name.startswith(module + "."):
+            monkeypatch.setitem(sys.modules, name, None)
+    env = palaestra.make(env_id)
+    env.reset(seed=1)
+    *_, info = env.step(env.unwrapped.oracle_action())
+    assert info["status"] == "error" and info["mask"]
+    assert f"pip install 'palaestra[{extra}]'" in info["verdict"].reason, info["verdict"].reason
