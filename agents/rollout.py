@@ -645,11 +645,10 @@ class RolloutEngine:
     async def _feed(
         self, tasks: list[Task], started: list[asyncio.Task[Episode]], progress: RolloutProgress
     ) -> None:
-        """Starts the episodes, each as a slot allows, into ``started``.
+        """Starts each episode (appended to ``started``) once a ``prepared`` permit is free.
 
-        Episodes start as slots allow (not all at once): no task, env or record exists for
-        an episode that cannot play yet, and the first policy calls go out without waiting
-        for thousands of coroutines to start.
+        Not all at once: no env or record exists for an episode that cannot play yet, and
+        the first policy calls go out without waiting for thousands of coroutines to start.
         """
         failed: list[BaseException] = []
 
