@@ -23,11 +23,12 @@ Tools are rendered by the template's own function-calling block (``tools=env.too
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from palaestra.agents.policy import Completion
 
@@ -78,6 +79,47 @@ class DriftReport:
         return dataclasses.asdict(self)
 
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class _LRUCache(Generic[K, V]):
+    """Remembers at most ``maxsize`` entries; a new one past that drops the least recently used.
+
+    The formatter's caches hold pure results (texts and token ids of templates, messages and
+    tool lists), so a dropped entry costs only its recomputation. Values are never None.
+
+    Args:
+        maxsize: How many entries to keep (at least 1).
+    """
+
+    __slots__ = ("maxsize", "_entries")
+
+    def __init__(self, maxsize: int) -> None:
+        if not isinstance(maxsize, int) or maxsize < 1:
+            raise ValueError(f"maxsize must be a positive integer, got {maxsize!r}")
+        self.maxsize = maxsize
+        self._entries: collections.OrderedDict[K, V] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: K) -> V | None:
+        """The value kept for ``key`` (now the most recently used), or None."""
+        value = self._entries.get(key)
+        if value is not None:
+            self._entries.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> V:
+        """Keeps ``value`` for ``key`` and returns it."""
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        if len(self._entries) > self.maxsize:
+            self._entries.popitem(last=False)
+        return value
+
+
 def _plain(message: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if v is not None or k == "content"}
 
@@ -115,20 +157,22 @@ class ChatFormatter:
         eos = getattr(tokenizer, "eos_token_id", None)
         stop = [self.eot_id] + ([eos] if isinstance(eos, int) and eos != self.eot_id else [])
         self.stop_ids: tuple[int, ...] = tuple(stop)
-        self._base_cache: dict[tuple[str, tuple[Any, ...]], str] = {}
-        self._head_cache: dict[str, str] = {}
-        self._context_ids: dict[str, list[int]] = {}
-        self._prompt_cache: dict[tuple[str, str], tuple[str, list[int]]] = {}
-        self._action_cache: dict[tuple[str, str], list[int]] = {}
-        self._suffix_cache: dict[tuple[str, str], list[int]] = {}
-        self._tools_memo: dict[int, tuple[Any, str]] = {}
+        # Templating and tokenizing repeat across episodes (a group's shared prompt, an env's
+        # recurring messages): each result is remembered, the recent ones only.
+        self._bases: _LRUCache[tuple[str, tuple[Any, ...]], str] = _LRUCache(256)
+        self._heads: _LRUCache[str, str] = _LRUCache(256)
+        self._context_ids: _LRUCache[str, list[int]] = _LRUCache(1024)
+        self._prompts: _LRUCache[tuple[str, str], tuple[str, list[int]]] = _LRUCache(512)
+        self._actions: _LRUCache[tuple[str, str], list[int]] = _LRUCache(4096)
+        self._suffixes: _LRUCache[tuple[str, str], list[int]] = _LRUCache(4096)
+        self._tool_keys: _LRUCache[int, tuple[Any, str]] = _LRUCache(1024)
+        self._segments: _LRUCache[str, list[int]] = _LRUCache(4096)
         self._tools_in_suffix: bool | None = None
         specials = set(getattr(tokenizer, "all_special_tokens", []) or [])
         added = getattr(tokenizer, "added_tokens_decoder", None) or {}
         specials |= {t.content for t in added.values() if getattr(t, "special", False)}
         specials.add(self.end_of_turn)
         self._specials = tuple(sorted(t for t in specials if t))
-        self._segment_cache: dict[str, list[int]] = {}
         self._splitter = self._segment_splitter(added)
 
     # --- rendering ------------------------------------------------------------------
@@ -234,12 +278,9 @@ class ChatFormatter:
             if special is not None:
                 ids.append(special)
                 continue
-            cached = self._segment_cache.get(piece)
+            cached = self._segments.get(piece)
             if cached is None:
-                cached = self.encode(piece)
-                if len(self._segment_cache) >= 4096:
-                    self._segment_cache.pop(next(iter(self._segment_cache)))
-                self._segment_cache[piece] = cached
+                cached = self._segments.put(piece, self.encode(piece))
             ids.extend(cached)
         return ids
 
@@ -300,26 +341,21 @@ class ChatFormatter:
         are remembered so that a group templates and tokenizes its prompt once.
         """
         key = (json.dumps(list(messages), sort_keys=True, default=str), self._tools_key(tools))
-        cached = self._prompt_cache.get(key)
+        cached = self._prompts.get(key)
         if cached is None:
             text = self.render(messages, tools, add_generation_prompt=True)
-            cached = (text, self.encode_cached(text))
-            if len(self._prompt_cache) >= 512:
-                self._prompt_cache.pop(next(iter(self._prompt_cache)))
-            self._prompt_cache[key] = cached
+            cached = self._prompts.put(key, (text, self.encode_cached(text)))
         return cached[0], list(cached[1])
 
     def _tools_key(self, tools: Sequence[Mapping[str, Any]] | None) -> str:
         """A cache key for a tool list (memoised per list object: an episode reuses its own)."""
         if not tools:
             return ""
-        entry = self._tools_memo.get(id(tools))
+        entry = self._tool_keys.get(id(tools))
         if entry is not None and entry[0] is tools:
             return entry[1]
         key = json.dumps(list(tools), sort_keys=True, default=str)
-        if len(self._tools_memo) > 1024:
-            self._tools_memo.clear()
-        self._tools_memo[id(tools)] = (tools, key)  # holding the list keeps its id unique
+        self._tool_keys.put(id(tools), (tools, key))  # holding the list keeps its id unique
         return key
 
     def _encode_after(self, prefix: str, text: str) -> list[int]:
@@ -334,10 +370,7 @@ class ChatFormatter:
         context = prefix[max(cut, 0) :]
         context_ids = self._context_ids.get(context)
         if context_ids is None:
-            context_ids = self.encode(context)
-            if len(self._context_ids) > 1024:
-                self._context_ids.clear()
-            self._context_ids[context] = context_ids
+            context_ids = self._context_ids.put(context, self.encode(context))
         ids = self.encode(context + text)
         if ids[: len(context_ids)] != context_ids:
             raise TemplateError(
@@ -365,7 +398,7 @@ class ChatFormatter:
         base = [{"role": "user", "content": _BASE_USER}, assistant]
         calls = tuple((m.get("tool_call_id"), m.get("name")) for m in tool_messages)
         key = (self._tools_key(tools), calls)
-        prefix = self._base_cache.get(key)
+        prefix = self._bases.get(key)
         if prefix is None:
             text = self.render(base, tools)
             cut = text.rfind(self.end_of_turn)
@@ -374,10 +407,7 @@ class ChatFormatter:
                     f"the template does not end an assistant turn with {self.end_of_turn!r}; "
                     "pass the right end_of_turn="
                 )
-            prefix = text[: cut + len(self.end_of_turn)]
-            if len(self._base_cache) > 256:
-                self._base_cache.clear()
-            self._base_cache[key] = prefix
+            prefix = self._bases.put(key, text[: cut + len(self.end_of_turn)])
         return base, prefix
 
     def suffix_text(
@@ -458,13 +488,10 @@ class ChatFormatter:
         if not messages:
             raise ValueError("suffix_ids() needs at least one message")
         key = (self._tools_key(tools), json.dumps(list(messages), sort_keys=True, default=str))
-        ids = self._suffix_cache.get(key)
+        ids = self._suffixes.get(key)
         if ids is None:
             text, prefix = self._suffix(messages, tools)
-            ids = self._encode_after(prefix, text)
-            if len(self._suffix_cache) >= 4096:
-                self._suffix_cache.pop(next(iter(self._suffix_cache)))
-            self._suffix_cache[key] = ids
+            ids = self._suffixes.put(key, self._encode_after(prefix, text))
         return list(ids)
 
     def action_ids(
@@ -479,12 +506,9 @@ class ChatFormatter:
         prompt = self._head(tools)
         if isinstance(action, str):
             key = (self._tools_key(tools), action)
-            ids = self._action_cache.get(key)
+            ids = self._actions.get(key)
             if ids is None:
-                ids = self._encode_after(prompt, action) + [self.eot_id]
-                if len(self._action_cache) >= 4096:
-                    self._action_cache.pop(next(iter(self._action_cache)))
-                self._action_cache[key] = ids
+                ids = self._actions.put(key, self._encode_after(prompt, action) + [self.eot_id])
             return list(ids)
         if not isinstance(action, Mapping):
             raise TypeError(
@@ -506,14 +530,12 @@ class ChatFormatter:
     def _head(self, tools: Sequence[Mapping[str, Any]] | None) -> str:
         """A one-message conversation with the generation prompt."""
         key = self._tools_key(tools)
-        text = self._head_cache.get(key)
+        text = self._heads.get(key)
         if text is None:
             text = self.render(
                 [{"role": "user", "content": _BASE_USER}], tools, add_generation_prompt=True
             )
-            if len(self._head_cache) > 256:
-                self._head_cache.clear()
-            self._head_cache[key] = text
+            self._heads.put(key, text)
         return text
 
     def completion_text(self, token_ids: Sequence[int]) -> str:

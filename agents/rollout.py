@@ -18,7 +18,7 @@ its own coroutine on one asyncio loop, at most ``max_concurrency`` at a time:
   (``prefetch``), but that setup, drift checks and closing envs wait while any episode
   is on its way to its next policy call, and in the worker threads they yield to the
   env calls of playing episodes. A finished episode hands its slot straight to one that
-  is set up.
+  is set up (`palaestra.agents.scheduling` holds these pieces and states their rules).
 
 A failure that is not the policy's doing (the env raised, hung, reported
 ``info["status"] == "error"``, the policy backend failed) never stops the run and never
@@ -29,22 +29,25 @@ reads as a zero reward: the episode comes back with ``status`` "error" or "timeo
 from __future__ import annotations
 
 import asyncio
-import collections
 import dataclasses
 import functools
 import json
 import os
 import time
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from palaestra.agents.chat import ChatFormatter, ChatSequence
 from palaestra.agents.policy import Policy, PolicyError, Request, SamplingParams, TurnContext
 from palaestra.agents.progress import RolloutProgress
+from palaestra.agents.scheduling import IDLE_WAIT_MAX_S, IdleWork, SetupGate, Slots, Ticket
 from palaestra.agents.tool_calls import action_message, text_to_action
 from palaestra.agents.workers import WorkerPool
+
+if TYPE_CHECKING:
+    from palaestra.core import Message
 
 STATUSES = ("ok", "error", "timeout")
 
@@ -387,123 +390,6 @@ class RolloutStats:
         return self.sampled_tokens / max(self.seconds, 1e-9)
 
 
-@dataclasses.dataclass
-class _Slots:
-    """The engine's slots, and how many episodes are where.
-
-    ``prepared`` bounds the episodes started (set up, ready, or playing); ``playing`` the
-    episodes between their first policy call and their end. ``setting_up`` and ``ready``
-    count episodes being set up and set up but waiting for a slot. ``urgent`` counts
-    episodes on the way to their next policy call (a call returned and the next one has
-    not gone out, or a slot was handed to a ready episode that has not called yet):
-    while any is, work that no policy call waits for (setting up beyond demand, drift
-    checks) holds back.
-    """
-
-    prepared: asyncio.Semaphore
-    playing: asyncio.Semaphore
-    capacity: int
-    setting_up: int = 0
-    ready: int = 0
-    active: int = 0
-    urgent: int = 0
-    handoffs: int = 0
-
-    def demand(self) -> bool:
-        """Whether a slot is free (or about to be) with no episode set up to take it."""
-        return self.active + self.ready + self.setting_up < self.capacity
-
-    def calm(self) -> bool:
-        """Whether no episode is on its way to a policy call."""
-        return self.urgent <= 0
-
-
-def _hurry(state: dict[str, Any], slots: _Slots) -> None:
-    """Marks the episode as on its way to its next policy call."""
-    if not state.get("urgent"):
-        state["urgent"] = True
-        slots.urgent += 1
-
-
-def _settle(state: dict[str, Any], slots: _Slots) -> None:
-    """The episode's call went out (or it ended): it is no longer on its way to one."""
-    if state.pop("urgent", False):
-        slots.urgent -= 1
-
-
-IDLE_WAIT_MAX_S = 1.0
-"""Longest a non-urgent setup waits for a quiet moment of the event loop."""
-
-
-class _SetupGate:
-    """Lets episodes start their setup: at once when a slot needs them, else in quiet moments.
-
-    With enough episodes set up (or being set up) for the slots that are free or about to
-    be, a setup is not urgent: it waits for a moment when the event loop is idle and no
-    episode is on its way to a policy call, instead of competing with their turns. One
-    background task watches for those moments (a short timer that fires on time) and lets
-    a few waiters go at each, so that waiters neither poll nor go all at once; a waiter
-    goes anyway once a slot needs it or after ``max_wait_s``.
-    """
-
-    TICK_S = 0.001
-    PER_TICK = 2
-
-    def __init__(self, slots: _Slots, max_wait_s: float) -> None:
-        self.slots = slots
-        self.max_wait_s = max_wait_s
-        self.waiters: collections.deque[tuple[asyncio.Future[None], float]] = collections.deque()
-        self._task: asyncio.Task[None] | None = None
-
-    async def enter(self) -> None:
-        """Returns when this episode may set up (counted in ``slots.setting_up``)."""
-        slots = self.slots
-        if slots.demand() and not self.waiters:
-            slots.setting_up += 1
-            return
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
-        self.waiters.append((future, loop.time() + self.max_wait_s))
-        if self._task is None or self._task.done():
-            self._task = loop.create_task(self._run())
-        try:
-            await future
-        except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                slots.setting_up -= 1  # let go, then cancelled before it could start
-            raise
-
-    def _let_go(self) -> bool:
-        while self.waiters:
-            future, _ = self.waiters.popleft()
-            if not future.done():
-                self.slots.setting_up += 1
-                future.set_result(None)
-                return True
-        return False
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        slots = self.slots
-        while self.waiters:
-            asked = loop.time()
-            await asyncio.sleep(self.TICK_S)
-            now = loop.time()
-            while self.waiters and slots.demand() and self._let_go():
-                pass
-            if now - asked < 2 * self.TICK_S and slots.calm():
-                for _ in range(self.PER_TICK):
-                    if not self._let_go():
-                        break
-            while self.waiters and self.waiters[0][1] <= now and self._let_go():
-                pass
-
-    def cancel(self) -> None:
-        """Stops the background task."""
-        if self._task is not None:
-            self._task.cancel()
-
-
 class EnvTimeout(TimeoutError):
     """An env call ran past ``env_timeout_s``."""
 
@@ -531,53 +417,6 @@ def _check_drift(episode: Episode, sequence: ChatSequence, level: str) -> None:
         episode.drift = {"ok": False, "index": None, "ours": "", "theirs": "", "reason": reason}
 
 
-class IdleWork:
-    """Runs deferred callables while the event loop has nothing better to do.
-
-    Drift checks are bookkeeping: nothing waits for them until the run ends. A background
-    task wakes every millisecond; when its timer fires on time and ``calm()`` holds (no
-    episode is on its way to a policy call) the loop is idle, and it works through the
-    queue for another millisecond; otherwise the work waits. `drain` finishes
-    whatever is left.
-    """
-
-    TICK_S = 0.001
-    SLICE_S = 0.001
-
-    def __init__(self, calm: Callable[[], bool] = lambda: True) -> None:
-        self.items: collections.deque[Callable[[], None]] = collections.deque()
-        self.calm = calm
-        self._task: asyncio.Task[None] | None = None
-
-    def add(self, item: Callable[[], None]) -> None:
-        """Queues a callable (started on the running loop)."""
-        self.items.append(item)
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run())
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while self.items:
-            asked = loop.time()
-            await asyncio.sleep(self.TICK_S)
-            if loop.time() - asked > self.TICK_S + self.SLICE_S or not self.calm():
-                continue  # the loop is busy (its timer came late, or a policy call is due)
-            until = loop.time() + self.SLICE_S
-            while self.items and loop.time() < until and self.calm():
-                self.items.popleft()()
-
-    async def drain(self) -> None:
-        """Runs everything still queued."""
-        while self.items:
-            self.items.popleft()()
-            await asyncio.sleep(0)
-
-    def cancel(self) -> None:
-        """Stops the background task."""
-        if self._task is not None:
-            self._task.cancel()
-
-
 def _env_key(task: Task) -> tuple[str, str]:
     return task.env_id, json.dumps(dict(task.kwargs), sort_keys=True, default=repr)
 
@@ -601,6 +440,65 @@ def _make_and_reset(
 
 def _sampling_seed(seed: int, task_index: int, sample_index: int, turn: int) -> int:
     return int(np.random.SeedSequence([seed, task_index, sample_index, turn]).generate_state(1)[0])
+
+
+@dataclasses.dataclass
+class _EpisodeState:
+    """What one episode holds while the engine sets it up and plays it.
+
+    Attributes:
+        task: The task played.
+        task_index: The task's index in the run (it derives sampling seeds).
+        episode: The record being filled in.
+        ticket: The episode's standing with the slots.
+        env: The env, once made (or reused).
+        native: The env runs its own async code (else its sync code runs in worker threads).
+        sequence: The token sequence, once the prompt is templated.
+        closing: The env's last messages (kept in the transcript, not tokenized).
+        reusable: The env ended cleanly: it may be reset for another task.
+        deadline: The episode's timeout, once it plays.
+    """
+
+    task: Task
+    task_index: int
+    episode: Episode
+    ticket: Ticket = dataclasses.field(default_factory=Ticket)
+    env: Any = None
+    native: bool = False
+    sequence: ChatSequence | None = None
+    closing: list[Message] = dataclasses.field(default_factory=list)
+    reusable: bool = False
+    deadline: asyncio.Timeout | None = None
+
+    @classmethod
+    def start(cls, task: Task, task_index: int, group_id: str, sample_index: int) -> _EpisodeState:
+        """The state of a sample of ``task``, before anything ran."""
+        episode = Episode(
+            env_id=task.env_id,
+            env_kwargs=dict(task.kwargs),
+            seed=task.seed,
+            group_id=group_id,
+            sample_index=sample_index,
+        )
+        return cls(task, task_index, episode)
+
+    def fail(self, error: Exception, episode_timeout_s: float | None) -> None:
+        """Masks the episode for ``error``, with the status and reason it calls for."""
+        if isinstance(error, EnvTimeout):
+            status, reason = "timeout", str(error)
+        elif isinstance(error, TimeoutError):
+            status = "timeout"
+            if self.deadline is not None and self.deadline.expired():
+                reason = f"the episode ran past episode_timeout_s={episode_timeout_s}"
+            else:
+                reason = f"TimeoutError: {error}"
+        elif isinstance(error, PolicyTimeout):
+            status, reason = "timeout", f"policy: {error}"
+        elif isinstance(error, PolicyError):
+            status, reason = "error", f"policy: {error}"
+        else:
+            status, reason = "error", f"{type(error).__name__}: {error}"
+        self.episode.fail(status, reason)
 
 
 class RolloutEngine:
@@ -697,47 +595,12 @@ class RolloutEngine:
             self._running = False
 
     async def _arun(self, tasks: list[Task]) -> list[Episode]:
-        config = self.config
-        total = len(tasks) * config.samples_per_task
-        progress = RolloutProgress(total, show=config.progress)
-        prefetch = config.max_concurrency if config.prefetch is None else config.prefetch
-        slots = _Slots(
-            asyncio.Semaphore(config.max_concurrency + prefetch),
-            asyncio.Semaphore(config.max_concurrency),
-            config.max_concurrency,
-        )
-        self._pool = WorkerPool(config.env_workers, name="palaestra-env")
-        self._free_envs: dict[tuple[str, str], list[tuple[Any, bool]]] = {}
-        self._closing: list[asyncio.Future[None]] = []
-        self._idle = IdleWork(slots.calm)
-        self._gate = _SetupGate(slots, IDLE_WAIT_MAX_S)
+        total = len(tasks) * self.config.samples_per_task
+        progress = RolloutProgress(total, show=self.config.progress)
+        self._start_run()
         started: list[asyncio.Task[Episode]] = []
-        failed: list[BaseException] = []
-
-        def note_failure(task: asyncio.Task[Episode]) -> None:
-            if not task.cancelled() and task.exception() is not None:
-                failed.append(task.exception())
-
-        async def feed() -> None:
-            # Episodes start as slots allow (not all at once): no task, env or record
-            # exists for an episode that cannot play yet, and the first policy calls go
-            # out without waiting for thousands of coroutines to start.
-            loop = asyncio.get_running_loop()
-            for task_index, task in enumerate(tasks):
-                group_id = task.group_id or f"{task_index}:{task.env_id}:{task.seed}"
-                for sample_index in range(config.samples_per_task):
-                    await slots.prepared.acquire()
-                    if failed:  # fail_fast: an episode raised; start no more
-                        slots.prepared.release()
-                        return
-                    job = loop.create_task(
-                        self._episode(task, task_index, group_id, sample_index, slots, progress)
-                    )
-                    job.add_done_callback(note_failure)
-                    started.append(job)
-
         try:
-            await feed()
+            await self._feed(tasks, started, progress)
             episodes = await asyncio.gather(*started)
             await self._idle.drain()
         finally:
@@ -745,14 +608,8 @@ class RolloutEngine:
                 if not job.done():
                     job.cancel()
             await asyncio.gather(*started, return_exceptions=True)
-            self._idle.cancel()
-            self._gate.cancel()
             progress.close()
-            for free in self._free_envs.values():
-                self._closing += [asyncio.ensure_future(self._close(env)) for env, _ in free]
-            self._free_envs.clear()
-            await asyncio.gather(*self._closing, return_exceptions=True)
-            self._pool.shutdown(wait=False)
+            await self._end_run()
         self.stats = RolloutStats(
             episodes=len(episodes),
             masked=sum(e.mask for e in episodes),
@@ -764,213 +621,223 @@ class RolloutEngine:
         )
         return list(episodes)
 
+    def _start_run(self) -> None:
+        """Makes the run's slots, their gate and idle work, the worker threads, the env pool."""
+        config = self.config
+        prefetch = config.max_concurrency if config.prefetch is None else config.prefetch
+        self._slots = Slots.create(config.max_concurrency, prefetch)
+        self._gate = SetupGate(self._slots, IDLE_WAIT_MAX_S)
+        self._idle = IdleWork(self._slots.calm)
+        self._pool = WorkerPool(config.env_workers, name="palaestra-env")
+        self._free_envs: dict[tuple[str, str], list[tuple[Any, bool]]] = {}
+        self._closing: list[asyncio.Future[None]] = []
+
+    async def _end_run(self) -> None:
+        """Stops the background work and closes every env, the free ones included."""
+        self._idle.cancel()
+        self._gate.cancel()
+        for free in self._free_envs.values():
+            self._closing += [asyncio.ensure_future(self._close(env)) for env, _ in free]
+        self._free_envs.clear()
+        await asyncio.gather(*self._closing, return_exceptions=True)
+        self._pool.shutdown(wait=False)
+
+    async def _feed(
+        self, tasks: list[Task], started: list[asyncio.Task[Episode]], progress: RolloutProgress
+    ) -> None:
+        """Starts each episode (appended to ``started``) once a ``prepared`` permit is free.
+
+        Not all at once: no env or record exists for an episode that cannot play yet, and
+        the first policy calls go out without waiting for thousands of coroutines to start.
+        """
+        failed: list[BaseException] = []
+
+        def note_failure(task: asyncio.Task[Episode]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                failed.append(task.exception())
+
+        loop = asyncio.get_running_loop()
+        for task_index, task in enumerate(tasks):
+            group_id = task.group_id or f"{task_index}:{task.env_id}:{task.seed}"
+            for sample_index in range(self.config.samples_per_task):
+                await self._slots.prepared.acquire()
+                if failed:  # fail_fast: an episode raised; start no more
+                    self._slots.prepared.release()
+                    return
+                state = _EpisodeState.start(task, task_index, group_id, sample_index)
+                job = loop.create_task(self._episode(state, progress))
+                job.add_done_callback(note_failure)
+                started.append(job)
+
     # --- one episode ------------------------------------------------------------------
 
-    async def _episode(
-        self,
-        task: Task,
-        task_index: int,
-        group_id: str,
-        sample_index: int,
-        slots: _Slots,
-        progress: RolloutProgress,
-    ) -> Episode:
-        episode = Episode(
-            env_id=task.env_id,
-            env_kwargs=dict(task.kwargs),
-            seed=task.seed,
-            group_id=group_id,
-            sample_index=sample_index,
-        )
-        state: dict[str, Any] = {}
+    async def _episode(self, state: _EpisodeState, progress: RolloutProgress) -> Episode:
+        """Plays one episode; a failure masks it (or, with ``fail_fast``, is raised)."""
+        episode = state.episode
         start = time.perf_counter()
         try:
             try:
-                await self._gate.enter()
-                background = slots.active + slots.ready + slots.setting_up > slots.capacity
-                try:
-                    ready = await self._setup(episode, task, state, background)
-                finally:
-                    slots.setting_up -= 1
-                if ready:
-                    slots.ready += 1
-                    try:
-                        await slots.playing.acquire()
-                    finally:
-                        slots.ready -= 1
-                    slots.active += 1
-                    if slots.handoffs:
-                        # A finished episode handed this slot over: the call it owes is due
-                        # (its count in ``slots.urgent`` passes to this episode).
-                        slots.handoffs -= 1
-                        state["urgent"] = True
-                    try:
-                        async with asyncio.timeout(self.config.episode_timeout_s) as deadline:
-                            state["deadline"] = deadline
-                            await self._turns(episode, task_index, state, slots, progress)
-                    finally:
-                        slots.active -= 1
-                        if state.get("urgent") and slots.ready > slots.handoffs:
-                            # The slot goes to an episode that is set up and waiting: its
-                            # first call is due now, and this episode's urgency passes on.
-                            state["urgent"] = False
-                            slots.handoffs += 1
-                        slots.playing.release()
-            except EnvTimeout as e:
-                self._maybe_raise(e)
-                episode.fail("timeout", str(e))
-            except TimeoutError as e:
-                self._maybe_raise(e)
-                deadline = state.get("deadline")
-                if deadline is not None and deadline.expired():
-                    reason = (
-                        f"the episode ran past episode_timeout_s={self.config.episode_timeout_s}"
-                    )
-                else:
-                    reason = f"TimeoutError: {e}"
-                episode.fail("timeout", reason)
-            except PolicyTimeout as e:
-                self._maybe_raise(e)
-                episode.fail("timeout", f"policy: {e}")
-            except PolicyError as e:
-                self._maybe_raise(e)
-                episode.fail("error", f"policy: {e}")
+                await self._play(state, progress)
             except Exception as e:  # noqa: BLE001 - any env failure masks its episode only
-                self._maybe_raise(e)
-                episode.fail("error", f"{type(e).__name__}: {e}")
+                if self.config.fail_fast:
+                    raise
+                state.fail(e, self.config.episode_timeout_s)
             finally:
-                _settle(state, slots)
-                sequence: ChatSequence | None = state.get("sequence")
-                if sequence is not None:
-                    self._record_tokens(episode, sequence, state.get("closing", []))
-                env = state.get("env")
-                if env is not None:
-                    if self.config.reuse_envs and state.get("reusable") and not episode.mask:
-                        self._free_envs.setdefault(_env_key(task), []).append(
-                            (env, state["native"])
-                        )
-                    else:
-                        self._closing.append(asyncio.ensure_future(self._close(env)))
+                self._slots.settle(state.ticket)
+                self._finish(state)
                 episode.seconds = time.perf_counter() - start
         finally:
-            slots.prepared.release()
-        if sequence is not None and self.config.check_drift and episode.num_turns:
+            self._slots.prepared.release()
+        if state.sequence is not None and self.config.check_drift and episode.num_turns:
             level = "text" if self.config.check_drift == "text" else "tokens"
-            self._idle.add(functools.partial(_check_drift, episode, sequence, level))
+            self._idle.add(functools.partial(_check_drift, episode, state.sequence, level))
         progress.episode(episode.total_reward, episode.mask)
         return episode
 
-    def _maybe_raise(self, error: BaseException) -> None:
-        if self.config.fail_fast:
-            raise error
+    async def _play(self, state: _EpisodeState, progress: RolloutProgress) -> None:
+        """Sets the episode up when the gate lets it, then plays its turns in a slot."""
+        background = await self._gate.enter()
+        try:
+            ready = await self._setup(state, background)
+        finally:
+            self._gate.leave()
+        if not ready:
+            return
+        await self._slots.take(state.ticket)
+        try:
+            async with asyncio.timeout(self.config.episode_timeout_s) as state.deadline:
+                await self._turns(state, progress)
+        finally:
+            self._slots.leave(state.ticket)
 
-    async def _setup(
-        self, episode: Episode, task: Task, state: dict[str, Any], background: bool = False
-    ) -> bool:
+    def _finish(self, state: _EpisodeState) -> None:
+        """Records the episode's tokens and keeps its env for reuse, or closes it."""
+        if state.sequence is not None:
+            self._record_tokens(state.episode, state.sequence, state.closing)
+        if state.env is None:
+            return
+        if self.config.reuse_envs and state.reusable and not state.episode.mask:
+            self._free_envs.setdefault(_env_key(state.task), []).append((state.env, state.native))
+        else:
+            self._closing.append(asyncio.ensure_future(self._close(state.env)))
+
+    async def _setup(self, state: _EpisodeState, background: bool = False) -> bool:
         """Makes (or reuses) and resets the env, and templates the prompt; False on failure.
 
         A ``background`` setup (ahead of demand) yields the worker threads to env calls
         that playing episodes wait for.
         """
+        task = state.task
         options = dict(task.options) if task.options is not None else None
         free = self._free_envs.get(_env_key(task))
         if free:
-            env, native = free.pop()
-            state["env"], state["native"] = env, native
-            observation, info = await self._env_call(
-                env, native, "reset", seed=task.seed, options=options, background=background
-            )
+            state.env, state.native = free.pop()
+            first = None
         else:
             # One trip to a worker thread makes the env and, for a sync env, resets it too.
-            env, native, first = await self._in_pool(
-                functools.partial(
-                    _make_and_reset, task.env_id, dict(task.kwargs), task.seed, options
-                ),
-                "make",
-                background,
+            make = functools.partial(
+                _make_and_reset, task.env_id, dict(task.kwargs), task.seed, options
             )
-            state["env"], state["native"] = env, native
-            if first is None:
-                first = await self._env_call(
-                    env, native, "reset", seed=task.seed, options=options, background=background
-                )
-            observation, info = first
+            state.env, state.native, first = await self._in_pool(make, "make", background)
+        if first is None:
+            first = await self._env_call(
+                state.env,
+                state.native,
+                "reset",
+                seed=task.seed,
+                options=options,
+                background=background,
+            )
+        observation, info = first
         if info.get("status") == "error" or info.get("mask"):
-            episode.fail("error", str(info.get("error") or "the env reported a failure on reset"))
+            reason = str(info.get("error") or "the env reported a failure on reset")
+            state.episode.fail("error", reason)
             return False
-        state["sequence"] = self.formatter.sequence(observation, list(env.tools))
+        state.sequence = self.formatter.sequence(observation, list(state.env.tools))
         return True
 
-    async def _turns(
-        self,
-        episode: Episode,
-        task_index: int,
-        state: dict[str, Any],
-        slots: _Slots,
-        progress: RolloutProgress,
-    ) -> None:
+    async def _turns(self, state: _EpisodeState, progress: RolloutProgress) -> None:
         """Plays turns until the episode ends or a budget cuts it."""
-        config = self.config
-        env, native, sequence = state["env"], state["native"], state["sequence"]
+        episode, env, sequence = state.episode, state.env, state.sequence
         tool_schemas = tuple(sequence.tools)
         turn = 0
         while True:
-            if config.max_turns is not None and turn >= config.max_turns:
-                episode.truncated, episode.truncation = True, "max_turns"
-                state["reusable"] = True
+            params = self._turn_params(state, turn)
+            if params is None:
+                state.reusable = True
                 return
-            params = self._sampling
-            if config.max_episode_tokens is not None:
-                left = config.max_episode_tokens - len(sequence)
-                if left <= 0:
-                    episode.truncated, episode.truncation = True, "token_budget"
-                    state["reusable"] = True
-                    return
-                params = params.replace(max_tokens=min(params.max_tokens, left))
-            if config.seed is not None:
-                params = params.replace(
-                    seed=_sampling_seed(config.seed, task_index, episode.sample_index, turn)
-                )
             episode.state_keys.append(env.state_key())
             context = TurnContext(env, tuple(sequence.messages), tool_schemas, turn, episode.key)
             request = Request(sequence.ids, params, context)
-            _settle(state, slots)
+            self._slots.settle(state.ticket)
             completion = await self._generate(request)
             # Until this episode's next call goes out (or it ends and hands its slot over),
             # work that no call waits for holds back.
-            _hurry(state, slots)
+            self._slots.hurry(state.ticket)
             text = sequence.add_completion(completion)
             episode.finish_reasons.append(completion.finish_reason)
             progress.turn(len(completion.token_ids))
             action = (
                 completion.message
                 if completion.message is not None
-                else text_to_action(text, config.tool_parser)
+                else text_to_action(text, self.config.tool_parser)
             )
             sequence.add_action(action_message(action))
-            observation, reward, terminated, truncated, info = await self._env_call(
-                env, native, "step", action
-            )
+            step = await self._env_call(env, state.native, "step", action)
             turn += 1
-            episode.turn_rewards.append(float(reward))
-            episode.reward_parts.append(
-                {k: float(v) for k, v in (info.get("reward_parts") or {}).items()}
+            if self._record_step(state, *step):
+                return
+
+    def _turn_params(self, state: _EpisodeState, turn: int) -> SamplingParams | None:
+        """The sampling parameters of a turn, or None when a budget ends the episode first."""
+        config, episode = self.config, state.episode
+        if config.max_turns is not None and turn >= config.max_turns:
+            episode.truncated, episode.truncation = True, "max_turns"
+            return None
+        params = self._sampling
+        if config.max_episode_tokens is not None:
+            left = config.max_episode_tokens - len(state.sequence)
+            if left <= 0:
+                episode.truncated, episode.truncation = True, "token_budget"
+                return None
+            params = params.replace(max_tokens=min(params.max_tokens, left))
+        if config.seed is not None:
+            params = params.replace(
+                seed=_sampling_seed(config.seed, state.task_index, episode.sample_index, turn)
             )
-            if info.get("status") == "error" or info.get("mask"):
-                episode.terminated, episode.truncated = bool(terminated), bool(truncated)
-                episode.fail(
-                    "error", str(info.get("error") or "the env reported an infrastructure failure")
-                )
-                state["closing"] = observation
-                return
-            if terminated or truncated:
-                episode.terminated, episode.truncated = bool(terminated), bool(truncated)
-                episode.success = bool(info.get("success", False))
-                episode.truncation = info.get("truncation") if truncated else None
-                state["closing"] = observation
-                state["reusable"] = True
-                return
-            sequence.add_messages(observation)
+        return params
+
+    def _record_step(
+        self,
+        state: _EpisodeState,
+        observation: list[Message],
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> bool:
+        """Records an env step; True when it ended the episode (its messages then close it)."""
+        episode = state.episode
+        episode.turn_rewards.append(float(reward))
+        episode.reward_parts.append(
+            {k: float(v) for k, v in (info.get("reward_parts") or {}).items()}
+        )
+        if info.get("status") == "error" or info.get("mask"):
+            episode.terminated, episode.truncated = bool(terminated), bool(truncated)
+            episode.fail(
+                "error", str(info.get("error") or "the env reported an infrastructure failure")
+            )
+            state.closing = observation
+            return True
+        if terminated or truncated:
+            episode.terminated, episode.truncated = bool(terminated), bool(truncated)
+            episode.success = bool(info.get("success", False))
+            episode.truncation = info.get("truncation") if truncated else None
+            state.closing = observation
+            state.reusable = True
+            return True
+        state.sequence.add_messages(observation)
+        return False
 
     def _record_tokens(
         self, episode: Episode, sequence: ChatSequence, closing: Sequence[Any]

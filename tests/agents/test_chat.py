@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from palaestra.agents.chat import ChatFormatter, TemplateError
+from palaestra.agents.chat import ChatFormatter, TemplateError, _LRUCache
 from palaestra.agents.policy import Completion
 from palaestra.agents.tiny import TINY_CHAT_TEMPLATE
 from palaestra.agents.tool_calls import action_message, text_to_action
@@ -277,3 +277,44 @@ def test_piecewise_cached_encoding_equals_plain_encoding(formatter, tokenizer):
     ] + ["<|im_end|><|im_end|> x <|im_start|>\n\n <think>", "no specials at all", ""]
     for text in texts * 2:  # the second pass reads the cache
         assert formatter.encode_cached(text) == formatter.encode(text)
+
+
+def test_the_bounded_cache_drops_the_least_recently_used_entry():
+    cache = _LRUCache(2)
+    assert cache.put("a", [1]) == [1]
+    cache.put("b", [2])
+    assert cache.get("a") == [1]  # "a" is now the most recently used
+    cache.put("c", [3])
+    assert len(cache) == 2
+    assert cache.get("b") is None
+    assert (cache.get("a"), cache.get("c")) == ([1], [3])
+    cache.put("a", [4])  # a new value for a kept key refreshes it
+    cache.put("d", [5])
+    assert cache.get("c") is None and cache.get("a") == [4]
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ValueError, match="maxsize"):
+            _LRUCache(bad)
+
+
+def test_every_formatter_cache_is_bounded_and_eviction_changes_no_token(tokenizer, formatter):
+    small = ChatFormatter(tokenizer)
+    caches = [name for name, value in vars(small).items() if isinstance(value, _LRUCache)]
+    assert len(caches) == 8, caches
+    for name in caches:
+        setattr(small, name, _LRUCache(1))
+    opening = [{"role": "system", "content": "Use tools."}, {"role": "user", "content": "6*7?"}]
+    turns = [
+        ("<guess>8</guess>", [{"role": "user", "content": "Higher."}]),
+        ("<guess>12</guess>", [{"role": "tool", "content": "42", "tool_call_id": "c0"}]),
+        ("<guess>8</guess>", [{"role": "user", "content": "Higher."}]),
+        ("<answer>42</answer>", None),
+    ]
+    for _ in range(2):  # the second pass meets whatever each cache kept
+        expected = _play(formatter, turns, opening, TOOLS)
+        got = _play(small, turns, opening, TOOLS)
+        assert got.ids == expected.ids and got.loss_mask == expected.loss_mask
+        assert small.action_ids("<answer>42</answer>", TOOLS) == formatter.action_ids(
+            "<answer>42</answer>", TOOLS
+        )
+    assert all(len(getattr(small, name)) <= 1 for name in caches)
+    assert got.drift().ok
