@@ -1,6 +1,6 @@
 """Procedural reasoning tasks: a frozen config, a generator, an oracle, a checker, a prompt.
 
-A family is one file that reads top to bottom (copy `envs/tasks/base_conversion.py`):
+A family is one file that reads top to bottom (copy `envs/tasks/arithmetic/base_conversion.py`):
 
 1. the module docstring in the env template (task, observation, action, reward, episode
    end, arguments, version history);

@@ -12,24 +12,24 @@ import dataclasses
 
 import numpy as np
 import pytest
-from palaestra.envs.tasks import rush_hour
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.binairo import BinairoTask
-from palaestra.envs.tasks.blocksworld_plan import BlocksworldPlanTask
-from palaestra.envs.tasks.futoshiki import FutoshikiTask
-from palaestra.envs.tasks.hanoi_plan import HanoiPlanTask
-from palaestra.envs.tasks.kenken import KenKenTask
-from palaestra.envs.tasks.light_up import LightUpTask
-from palaestra.envs.tasks.magic_square import MagicSquareTask
-from palaestra.envs.tasks.maze_path import MazePathTask
-from palaestra.envs.tasks.n_queens import NQueensTask
-from palaestra.envs.tasks.nonogram import NonogramTask
-from palaestra.envs.tasks.rush_hour import RushHourTask
-from palaestra.envs.tasks.skyscrapers import SkyscrapersTask
-from palaestra.envs.tasks.sliding_puzzle_plan import SlidingPuzzlePlanTask
-from palaestra.envs.tasks.sokoban_plan import SokobanPlanTask
-from palaestra.envs.tasks.star_battle import StarBattleTask
-from palaestra.envs.tasks.sudoku import SudokuTask
+from palaestra.envs.tasks.grids.binairo import BinairoTask
+from palaestra.envs.tasks.grids.futoshiki import FutoshikiTask
+from palaestra.envs.tasks.grids.kenken import KenKenTask
+from palaestra.envs.tasks.grids.light_up import LightUpTask
+from palaestra.envs.tasks.grids.magic_square import MagicSquareTask
+from palaestra.envs.tasks.grids.n_queens import NQueensTask
+from palaestra.envs.tasks.grids.nonogram import NonogramTask
+from palaestra.envs.tasks.grids.skyscrapers import SkyscrapersTask
+from palaestra.envs.tasks.grids.star_battle import StarBattleTask
+from palaestra.envs.tasks.grids.sudoku import SudokuTask
+from palaestra.envs.tasks.planning import rush_hour
+from palaestra.envs.tasks.planning.blocksworld_plan import BlocksworldPlanTask
+from palaestra.envs.tasks.planning.hanoi_plan import HanoiPlanTask
+from palaestra.envs.tasks.planning.maze_path import MazePathTask
+from palaestra.envs.tasks.planning.rush_hour import RushHourTask
+from palaestra.envs.tasks.planning.sliding_puzzle_plan import SlidingPuzzlePlanTask
+from palaestra.envs.tasks.planning.sokoban_plan import SokobanPlanTask
 
 from palaestra.verdict import Status
 

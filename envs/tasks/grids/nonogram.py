@@ -37,8 +37,15 @@ import dataclasses
 import functools
 
 import numpy as np
-from palaestra.envs.tasks._grids import OFF, ON, UNKNOWN, LineSearch, Patterns, parse_symbol_grid
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+from palaestra.envs.tasks.grids._grids import (
+    OFF,
+    ON,
+    UNKNOWN,
+    LineSearch,
+    Patterns,
+    parse_symbol_grid,
+)
 
 from palaestra.verdict import Verdict
 

@@ -45,7 +45,8 @@ import math
 import string
 
 import numpy as np
-from palaestra.envs.tasks._grids import (
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
     SearchLimit,
     Table,
@@ -57,7 +58,6 @@ from palaestra.envs.tasks._grids import (
     z3_count,
     z3_latin,
 )
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict
 

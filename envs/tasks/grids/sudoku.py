@@ -41,7 +41,8 @@ import functools
 from typing import Any
 
 import numpy as np
-from palaestra.envs.tasks._grids import (
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
     answer_grid,
     changed_given,
@@ -50,7 +51,6 @@ from palaestra.envs.tasks._grids import (
     peers_of,
     units_of,
 )
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict
 

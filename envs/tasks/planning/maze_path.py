@@ -41,8 +41,8 @@ from collections import deque
 
 import numpy as np
 from palaestra.envs.games.maze import LOOPS, SIZES, MazeEnv
-from palaestra.envs.tasks._plans import MAX_PLAN_CHARS, game_env, plan_tokens, run_plan
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+from palaestra.envs.tasks.planning._plans import MAX_PLAN_CHARS, game_env, plan_tokens, run_plan
 
 from palaestra.verdict import Verdict
 

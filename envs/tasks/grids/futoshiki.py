@@ -36,7 +36,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from palaestra.envs.tasks._grids import (
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
     SearchLimit,
     answer_grid,
@@ -48,7 +49,6 @@ from palaestra.envs.tasks._grids import (
     z3_count,
     z3_latin,
 )
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict
 

@@ -43,8 +43,8 @@ from palaestra.envs.tasks._answers import (
     same_number,
     split_items,
 )
+from palaestra.envs.tasks.arithmetic.polynomial_expansion import multiply, poly_text
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-from palaestra.envs.tasks.polynomial_expansion import multiply, poly_text
 
 from palaestra.verdict import Verdict
 

@@ -43,7 +43,8 @@ import functools
 import itertools
 
 import numpy as np
-from palaestra.envs.tasks._grids import (
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
     SearchLimit,
     Table,
@@ -54,7 +55,6 @@ from palaestra.envs.tasks._grids import (
     parse_number_grid,
     random_latin_square,
 )
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict
 

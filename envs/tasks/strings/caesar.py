@@ -35,9 +35,15 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from palaestra.envs.tasks._cipher import ALPHABET, CipherTask, letters, plaintext, shift_letter
 from palaestra.envs.tasks._words import words
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, TaskEnv
+from palaestra.envs.tasks.strings._cipher import (
+    ALPHABET,
+    CipherTask,
+    letters,
+    plaintext,
+    shift_letter,
+)
 
 MODES = ("encrypt", "decrypt", "crack")
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from palaestra.envs.tasks._cipher import ALPHABET, CipherTask, letters, plaintext
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, TaskEnv
+from palaestra.envs.tasks.strings._cipher import ALPHABET, CipherTask, letters, plaintext
 
 MODES = ("encrypt", "decrypt")
 MULTIPLIERS = (1, 3, 5, 7, 9, 11, 15, 17, 19, 21, 23, 25)

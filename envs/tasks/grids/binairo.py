@@ -37,7 +37,8 @@ import dataclasses
 import functools
 
 import numpy as np
-from palaestra.envs.tasks._grids import (
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
+from palaestra.envs.tasks.grids._grids import (
     OFF,
     ON,
     UNKNOWN,
@@ -47,7 +48,6 @@ from palaestra.envs.tasks._grids import (
     parse_symbol_grid,
     z3_count,
 )
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from palaestra.envs.tasks._cipher import CipherTask, letters, plaintext
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, TaskEnv
+from palaestra.envs.tasks.strings._cipher import CipherTask, letters, plaintext
 
 MODES = ("encrypt", "decrypt")
 
