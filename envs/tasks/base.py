@@ -271,6 +271,10 @@ class Task(abc.ABC, Generic[ConfigT]):
             )
         return verdict.replace(elapsed_s=time.perf_counter() - start)
 
+    def verify_json(self, completion: Any, problem: Mapping[str, Any]) -> Verdict:
+        """`verify` against a problem stored as JSON (`Problem.to_json`), as in a dataset row."""
+        return self.verify(completion, Problem.from_json(problem))
+
 
 class TaskEnv(Env):
     """A single-turn env over a `Task`: reset poses a problem, one step scores the answer.
