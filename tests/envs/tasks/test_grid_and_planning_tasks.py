@@ -31,6 +31,7 @@ from palaestra.envs.tasks.planning.rush_hour import RushHourTask
 from palaestra.envs.tasks.planning.sliding_puzzle_plan import SlidingPuzzlePlanTask
 from palaestra.envs.tasks.planning.sokoban_plan import SokobanPlanTask
 
+import palaestra
 from palaestra.verdict import Status
 
 TASKS = [
@@ -51,8 +52,10 @@ TASKS = [
     SlidingPuzzlePlanTask,
     MazePathTask,
 ]
+# Test ids name the registry id, so that `pytest -k Sudoku` selects a family's cases.
+ENV_IDS = {spec.entry_point.partition(":")[0]: spec.id for spec in palaestra.list_envs()}
 CASES = [(t, level) for t in TASKS for level in (2, 6)]
-IDS = [f"{t.name}-L{level}" for t, level in CASES]
+IDS = [f"{ENV_IDS[t.__module__]}-L{level}" for t, level in CASES]
 
 
 @pytest.mark.parametrize("task_class, level", CASES, ids=IDS)
@@ -88,7 +91,7 @@ def test_wrong_hedged_and_padded_answers_score_zero(task_class, level):
         assert task.verify(completion, problem).score == 0.0, completion
 
 
-@pytest.mark.parametrize("task_class", TASKS, ids=[t.name for t in TASKS])
+@pytest.mark.parametrize("task_class", TASKS, ids=[ENV_IDS[t.__module__] for t in TASKS])
 def test_same_seed_same_instance_and_items_differ(task_class):
     task = task_class.from_level(4)
     assert task.problem(5, 2) == task_class.from_level(4).problem(5, 2)
@@ -96,7 +99,7 @@ def test_same_seed_same_instance_and_items_differ(task_class):
     assert len(prompts) > 1
 
 
-@pytest.mark.parametrize("task_class", TASKS, ids=[t.name for t in TASKS])
+@pytest.mark.parametrize("task_class", TASKS, ids=[ENV_IDS[t.__module__] for t in TASKS])
 def test_explicit_knobs_override_the_level_and_bad_values_are_refused(task_class):
     high = task_class.level_config(2)
     changed = next(
