@@ -39,7 +39,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from palaestra.envs.tasks._answers import decimal_text, number_text, parse_number, same_number
+from palaestra.envs.tasks.answers import decimal_text, number_text, parse_number, same_number
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict

@@ -36,7 +36,7 @@ import dataclasses
 from fractions import Fraction
 
 import numpy as np
-from palaestra.envs.tasks._answers import (
+from palaestra.envs.tasks.answers import (
     decimal_text,
     number_text,
     parse_number,

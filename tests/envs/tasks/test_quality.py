@@ -211,7 +211,7 @@ def test_knobs_override_the_level_and_unknown_knobs_are_rejected(env_id):
 @pytest.mark.parametrize("env_id, level", CASES, ids=IDS)
 def test_duplicates_are_rare(env_id, level):
     task = FAMILIES[env_id].from_level(level)
-    allowed = getattr(task, "duplicate_allowance", {}).get(level, 0.01)
+    allowed = task.duplicate_allowance.get(level, 0.01)
     prompts = [task.problem(0, index).prompt for index in range(DUPLICATE_SAMPLE)]
     rate = 1 - len(set(prompts)) / len(prompts)
     assert rate <= allowed, f"duplicate rate {rate:.1%} at level {level}"

@@ -1,9 +1,24 @@
-"""Strict parsers for answer slots, shared by the arithmetic, algebra, string and code families.
+r"""Strict parsers for the text of an answer slot, for a family's `Task.check`.
 
 Every parser reads the whole slot as one answer of a documented form and returns None when it
 is anything else, so that hedges ("3 or 4"), candidate lists and appended remarks are malformed
-rather than half-read. Sizes are capped before any parsing. Numeric equality goes through the
-`numeric` verifier of `palaestra.verifiers` with exact rules (no decimal rounding).
+rather than half-read: a family answers None with `Task.malformed`. Sizes are capped before
+any parsing. The text they get has been through the shared extraction, which folds Unicode
+look-alikes to ASCII first (see `Task.verify`).
+
+    parse_int(text)          an optionally signed integer -> int | None
+    parse_number(text)       an integer, ``p/q``, ``\frac{p}{q}`` or a decimal -> Fraction | None
+    same_number(text, ref)   exact equality, decided by the ``numeric`` verifier -> bool
+    number_text(value)       the canonical text of an exact number (``-7``, ``3/2``)
+    decimal_text(value)      the exact decimal text of a terminating value (``0.125``), or None
+    terminating(value)       whether the decimal expansion of a fraction terminates
+    parse_yes_no(text)       ``yes``/``no`` (also ``true``/``false``) -> bool | None
+    split_items(text)        comma-separated items, optionally in brackets -> list[str] | None
+
+Numeric equality goes through the `numeric` verifier of `palaestra.verifiers` with exact rules
+(no decimal rounding). The logic, graph and induction families read structured answers
+(``name = value`` assignments, sequences of names, integer lists) with the parsers of
+`palaestra.envs.tasks._logic`.
 """
 
 from __future__ import annotations
