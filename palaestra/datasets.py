@@ -7,13 +7,15 @@
     hf = datasets.to_hf_dataset(rows)                     # a `datasets.Dataset` (extra: datasets)
     verdict = datasets.score(rows[0], "<answer>(25 - 1) * 3</answer>")
 
-Any registered single-turn id can be exported. Procedural task families (`TaskEnv`
-subclasses) are exported through their `Task` API: item ``index`` under ``seed`` is
-``task.problem(seed, index)`` (``SeedSequence([seed, index])``), and the row carries the
-problem itself, so re-scoring needs neither the generator nor the seed. Other single-turn
-envs are exported through ``reset(seed=item_seed)`` and ``oracle_action()``, where
-``item_seed`` is drawn from ``SeedSequence([seed, index])``; re-scoring remakes the env,
-resets it with that seed and steps it with the completion.
+Any registered single-turn id can be exported. Procedural task families (envs whose class
+names a ``task_class``, as `palaestra.envs.tasks.base.TaskEnv` does) are exported through
+their `Task` API: item ``index`` under ``seed`` is ``task.problem(seed, index)``
+(``SeedSequence([seed, index])``), and the row carries the problem itself, so re-scoring
+needs neither the generator nor the seed. Other single-turn envs are exported through
+``reset(seed=item_seed)`` and ``oracle_action()``, where ``item_seed`` is drawn from
+``SeedSequence([seed, index])``; re-scoring remakes the env, resets it with that seed and
+steps it with the completion. This module imports no env family: it reaches them through
+the registry.
 
 Every row has the same keys and types, so rows go to JSON Lines and to Arrow unchanged:
 
@@ -21,9 +23,10 @@ Every row has the same keys and types, so rows go to JSON Lines and to Arrow unc
     seed, index      the item's coordinates
     level            the difficulty level (None when the env has none)
     prompt           the opening messages, [{"role": ..., "content": ...}]
-    reference        the reference answer (tasks: the oracle's answer; other envs: the
-                     oracle's action text)
-    oracle           the oracle's full completion (the reference in its answer slot)
+    reference        the answer alone, without its answer slot (tasks: the oracle's
+                     answer; other envs: the body of the oracle's last ``<answer>`` tag,
+                     else of its last fenced code block, else its whole text)
+    oracle           the oracle's whole completion: the reference in its answer slot
     verifier         "task:<family>" for task families, "env" for other envs
     verifier_config  JSON text: what re-scoring needs (tasks: the family's config; other
                      envs: the make() kwargs and the reset seed)
@@ -45,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.errors import require
+from palaestra.parsers import find_tags, split_reasoning
 from palaestra.verdict import Status, Verdict
 
 ROW_KEYS = (
@@ -63,6 +67,7 @@ ROW_KEYS = (
 
 ENV_VERIFIER = "env"
 TASK_PREFIX = "task:"
+FENCE = "```"
 
 
 def item_seed(seed: int, index: int) -> int:
@@ -84,9 +89,26 @@ def _action_text(action: Any) -> str:
     ):
         return action["content"]
     raise ValueError(
-        f"the oracle answered with {type(action).__name__}, not text; only envs whose oracle writes "
-        "text can be exported as rows"
+        f"the oracle answered with {type(action).__name__}, not text; only envs whose oracle "
+        "writes text can be exported as rows"
     )
+
+
+def _slot_body(action: str) -> str:
+    """The answer inside an oracle's action, without its answer slot.
+
+    The body of the action's last ``<answer>`` tag, else of its last closed fenced code block,
+    else the whole text (an env whose action is the answer itself).
+    """
+    _, visible, _ = split_reasoning(action)
+    tags = [span.body for span in find_tags(visible, "answer") if span.body is not None]
+    if tags:
+        return tags[-1]
+    parts = visible.split(FENCE)  # closed blocks are the odd parts before the last one
+    if len(parts) >= 3:
+        last = len(parts) - 2 if len(parts) % 2 else len(parts) - 3
+        return parts[last].partition("\n")[2]
+    return action
 
 
 def _tupled(value: Any) -> Any:
@@ -104,9 +126,14 @@ def _task(env_id: str, config_json: str):
     import palaestra
     from palaestra.registration import load_entry_point
 
-    factory = load_entry_point(palaestra.spec(env_id).entry_point)
-    task_class = factory.task_class
+    task_class = load_entry_point(palaestra.spec(env_id).entry_point).task_class
     return task_class(task_class.Config(**_tupled(json.loads(config_json))))
+
+
+def _task_of(env: Any) -> Any:
+    """The `Task` behind a task-family env (one whose class names a ``task_class``), or None."""
+    unwrapped = env.unwrapped
+    return unwrapped.task if getattr(type(unwrapped), "task_class", None) is not None else None
 
 
 class _Exporter:
@@ -114,19 +141,19 @@ class _Exporter:
 
     def __init__(self, env_id: str, kwargs: Mapping[str, Any]):
         import palaestra
-        from palaestra.envs.tasks.base import TaskEnv
 
         spec = palaestra.spec(env_id)
         if "single-turn" not in spec.tags and spec.max_turns != 1:
             raise ValueError(
-                f"{spec.id} is not single-turn (tags {list(spec.tags)}, max_turns {spec.max_turns}); only "
-                "single-turn envs can be exported as rows. Use the rollout engine for multi-turn envs."
+                f"{spec.id} is not single-turn (tags {list(spec.tags)}, max_turns "
+                f"{spec.max_turns}); only single-turn envs can be exported as rows. Use the "
+                "rollout engine for multi-turn envs."
             )
         self.id = spec.id
         self.kwargs = dict(kwargs)
         self.env = palaestra.make(spec.id, **self.kwargs)
         self.arguments = dict(self.env.unwrapped.palaestra_spec.kwargs)
-        self.task = self.env.unwrapped.task if isinstance(self.env.unwrapped, TaskEnv) else None
+        self.task = _task_of(self.env)
         level = self.arguments.get("level")
         self.level = level if isinstance(level, int) and not isinstance(level, bool) else None
         if self.task is not None:
@@ -163,7 +190,7 @@ class _Exporter:
             "index": index,
             "level": self.level,
             "prompt": _plain_messages(observation),
-            "reference": action,
+            "reference": _slot_body(action),
             "oracle": action,
             "verifier": ENV_VERIFIER,
             "verifier_config": json.dumps(config, sort_keys=True),
@@ -244,7 +271,8 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
             missing = [k for k in ROW_KEYS if k not in row]
             if missing:
                 raise ValueError(
-                    f"{path}, line {number}: the row lacks {missing}; was it written by write_jsonl?"
+                    f"{path}, line {number}: the row lacks {missing}; was it written by "
+                    "write_jsonl?"
                 )
             out.append(row)
     return out
@@ -298,10 +326,8 @@ def score(row: Mapping[str, Any], completion: Any) -> Verdict:
         raise ValueError(f"not a dataset row: it lacks {missing}")
     config = json.loads(row["verifier_config"])
     if str(row["verifier"]).startswith(TASK_PREFIX):
-        from palaestra.envs.tasks.base import Problem
-
         task = _task(row["id"], json.dumps(config["config"], sort_keys=True))
-        return task.verify(completion, Problem.from_json(json.loads(row["problem"])))
+        return task.verify_json(completion, json.loads(row["problem"]))
     if row["verifier"] != ENV_VERIFIER:
         raise ValueError(
             f"unknown verifier {row['verifier']!r}; rows name 'env' or 'task:<family>'"

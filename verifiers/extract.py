@@ -250,7 +250,13 @@ def _restates(stated: str, answer: str) -> bool:
 
 
 def extract_answer(completion: Any, config: ExtractionConfig) -> Extraction:
-    """Finds the single final answer of a completion (see the module docstring)."""
+    """Finds the single final answer of a completion (see the module docstring).
+
+    The text is folded first (`normalize_unicode`): Unicode look-alikes become ASCII (NFKC
+    for full-width letters and digits, ``-`` for the minus sign and dashes, invisible
+    characters dropped, ``≤``, ``×``, ``π`` ... as LaTeX), so the answer returned, and every
+    checker that reads it, sees the folded text.
+    """
     text = as_text(completion)
     if text is None:
         return Extraction("no_answer", reason="the completion has no text")

@@ -1,6 +1,7 @@
 """Procedural reasoning tasks: a frozen config, a generator, an oracle, a checker, a prompt.
 
-A family is one file that reads top to bottom (copy `envs/tasks/base_conversion.py`):
+A family is one file in its room, ``envs/tasks/<room>/``, that reads top to bottom (copy
+`envs/tasks/arithmetic/base_conversion.py`):
 
 1. the module docstring in the env template (task, observation, action, reward, episode
    end, arguments, version history);
@@ -9,10 +10,12 @@ A family is one file that reads top to bottom (copy `envs/tasks/base_conversion.
 3. `Task.generate(rng) -> Problem`: everything drawn from ``rng``;
 4. `Task.solve(problem) -> str`: the oracle's answer, as it goes in the answer slot;
 5. `Task.check(answer, problem) -> Verdict`: checks constraints, not strings, wherever
-   more than one answer is right; parsers only, never `eval` of model text;
+   more than one answer is right; strict parsers only (`palaestra.envs.tasks.answers`),
+   never `eval` of model text;
 6. `Task.certify(problem)`: an independent solver's count of solutions (solvability,
    and uniqueness where ``unique`` is claimed);
-7. `Task.mutations(problem)`: one-step changes of the reference that must score below 1,
+7. `Task.mutations(problem)`: one-step changes of the reference that must score below 1
+   (never empty: the first also builds the hedged answers the quality bar tries),
    `Task.alternatives(problem)`: other correct answers that must score 1, and
    `Task.work(problem)`: the oracle's work, which must grow with the level;
 8. ``class FamilyEnv(TaskEnv): task_class = FamilyTask`` for the registry.
@@ -20,7 +23,9 @@ A family is one file that reads top to bottom (copy `envs/tasks/base_conversion.
 Instances are derived with ``SeedSequence([seed, index])`` (`Task.problem`), never
 ``seed + index``. The answer is read from one slot, by the shared extraction of
 `palaestra.verifiers` (the last ``<answer>...</answer>`` after any ``</think>``; hedged
-or conflicting answers score 0).
+or conflicting answers score 0), which folds Unicode look-alikes to ASCII before `check`
+sees the text (`Task.verify`). ``tests/envs/tasks/test_quality.py`` holds every family to
+this contract.
 """
 
 from __future__ import annotations
@@ -126,6 +131,9 @@ class Task(abc.ABC, Generic[ConfigT]):
         unique: Whether every instance has exactly one correct answer (certified in tests).
         answer_slots: Where the answer is read (``("answer_tag",)``, or with ``"boxed"``).
         levels: The difficulty range.
+        duplicate_allowance: Level -> the share of repeated prompts tolerated among 150 items
+            of one seed, for levels whose instance space is small (the quality bar allows
+            1% elsewhere); say in a comment why the space is small.
     """
 
     name: ClassVar[str]
@@ -133,6 +141,7 @@ class Task(abc.ABC, Generic[ConfigT]):
     unique: ClassVar[bool] = True
     answer_slots: ClassVar[tuple[str, ...]] = ("answer_tag",)
     levels: ClassVar[tuple[int, int]] = (1, 10)
+    duplicate_allowance: ClassVar[Mapping[int, float]] = {}
 
     def __init__(self, config: ConfigT):
         if not isinstance(config, self.Config):
@@ -159,15 +168,25 @@ class Task(abc.ABC, Generic[ConfigT]):
 
     @abc.abstractmethod
     def check(self, answer: str, problem: Problem) -> Verdict:
-        """Scores the text found in the answer slot (build it with `correct`/`wrong`/`malformed`)."""
+        """Scores the answer slot's text; build the verdict with `correct`/`wrong`/`malformed`."""
 
     @abc.abstractmethod
     def certify(self, problem: Problem) -> Certificate:
-        """Counts solutions with a solver independent of the generator."""
+        """Counts solutions with a solver independent of the generator and of `solve`.
+
+        A different method reaching the answer on its own (brute force, an exact-cover or
+        z3 search, Python's own parser), never a replay of the generator's construction or a
+        call of `solve`: a bug shared by the two would otherwise certify itself. Count up to
+        ``Certificate.cap`` (2 tells a unique solution from several).
+        """
 
     @abc.abstractmethod
     def mutations(self, problem: Problem) -> list[str]:
-        """One-step changes of the reference answer (one cell, digit, move) that are wrong."""
+        """One-step changes of the reference answer (one cell, digit, move) that are wrong.
+
+        Never empty: each must score below 1, and the first is the wrong half of the hedged
+        answers the quality bar tries ("A or B", two tags, "A; B"), which must score 0.
+        """
 
     @abc.abstractmethod
     def work(self, problem: Problem) -> float:
@@ -237,7 +256,16 @@ class Task(abc.ABC, Generic[ConfigT]):
         )
 
     def verify(self, completion: Any, problem: Problem) -> Verdict:
-        """Scores a whole completion: extracts the single answer slot, then `check`. Never raises."""
+        r"""Scores a whole completion: finds its one answer slot, then calls `check`. Never raises.
+
+        The shared extraction (`palaestra.verifiers.extract.extract_answer`) first folds
+        Unicode look-alikes to ASCII: NFKC (full-width letters and digits become ASCII), the
+        minus sign and dashes become ``-``, invisible characters are dropped, and ``×``,
+        ``≤``, ``π`` ... become LaTeX (``\times``). It then reads the slot after any
+        ``</think>`` (the last ``<answer>``, or ``\boxed{}`` where `answer_slots` allows it)
+        and refuses conflicting or hedged slots. So `check` gets the folded slot text,
+        stripped, and needs no Unicode handling of its own.
+        """
         from palaestra.verifiers.extract import ExtractionConfig, extract_answer
 
         start = time.perf_counter()
@@ -270,6 +298,10 @@ class Task(abc.ABC, Generic[ConfigT]):
                 f"{self.name} checker failed: {type(e).__name__}: {e}", verifier=self.name
             )
         return verdict.replace(elapsed_s=time.perf_counter() - start)
+
+    def verify_json(self, completion: Any, problem: Mapping[str, Any]) -> Verdict:
+        """`verify` against a problem stored as JSON (`Problem.to_json`), as in a dataset row."""
+        return self.verify(completion, Problem.from_json(problem))
 
 
 class TaskEnv(Env):

@@ -38,7 +38,7 @@ import json
 import operator
 from typing import Any
 
-from palaestra.envs.tasks.arithmetic import ANSWER_FORMAT, extract_integer
+from palaestra.envs.tasks.arithmetic.arithmetic import ANSWER_FORMAT, extract_integer
 
 from palaestra.core import INVALID_ACTION_PENALTY, Message, Step, user
 from palaestra.parsers import ParsedAction

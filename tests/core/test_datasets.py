@@ -125,15 +125,33 @@ def test_hugging_face_round_trip_mixes_families_in_one_schema():
     assert all(export.score(r, r["oracle"]).score == 1.0 for r in back)
 
 
-def test_every_registered_single_turn_id_exports_and_rescores_its_oracle():
-    for env_id in _single_turn_ids():
-        (row,) = export.rows(env_id, 1, seed=11)
-        assert tuple(row) == export.ROW_KEYS
-        verdict = export.score(json.loads(json.dumps(row)), row["oracle"])
-        assert verdict.score == 1.0, f"{env_id}: {verdict.reason}"
-        factory = load_entry_point(palaestra.spec(env_id).entry_point)
-        is_task = isinstance(factory, type) and issubclass(factory, TaskEnv)
-        assert row["verifier"].startswith("task:") == is_task
+def _in_slot(env_id: str, answer: str) -> str:
+    # Code envs read the last fenced Python block; every other single-turn env an <answer> tag.
+    if palaestra.spec(env_id).entry_point.startswith("palaestra.envs.code."):
+        return f"```python\n{answer}```"
+    return f"<answer>{answer}</answer>"
+
+
+@pytest.mark.parametrize("env_id", _single_turn_ids())
+def test_every_registered_single_turn_id_exports_and_rescores_its_oracle(env_id):
+    (row,) = export.rows(env_id, 1, seed=11)
+    assert tuple(row) == export.ROW_KEYS
+    row = json.loads(json.dumps(row))
+    verdict = export.score(row, row["oracle"])
+    assert verdict.score == 1.0, f"{env_id}: {verdict.reason}"
+    factory = load_entry_point(palaestra.spec(env_id).entry_point)
+    is_task = isinstance(factory, type) and issubclass(factory, TaskEnv)
+    assert row["verifier"].startswith("task:") == is_task
+
+
+@pytest.mark.parametrize("env_id", _single_turn_ids())
+def test_the_reference_is_the_bare_answer_and_scores_one_in_the_envs_slot(env_id):
+    (row,) = export.rows(env_id, 1, seed=11)
+    assert "<answer>" not in row["reference"] and "</answer>" not in row["reference"]
+    assert "```" not in row["reference"]
+    assert row["reference"] in row["oracle"]
+    verdict = export.score(row, _in_slot(env_id, row["reference"]))
+    assert verdict.score == 1.0, f"{env_id}: {verdict.reason}"
 
 
 def test_importing_the_module_leaves_hugging_face_datasets_unimported(subprocess_env):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -53,3 +54,18 @@ def test_public_names_resolve_lazily():
         assert "no_such_name" in str(e)
     else:
         raise AssertionError("unknown attribute did not raise")
+
+
+def test_no_core_module_imports_an_env_family(repo_root):
+    # The core reaches env families only through the registry's entry points.
+    offenders = []
+    for path in sorted((repo_root / "palaestra").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            offenders += [f"{path.name}: {n}" for n in names if n.startswith("palaestra.envs")]
+    assert offenders == []

@@ -13,7 +13,7 @@ import pytest
 import palaestra
 from palaestra.errors import RegistrationError, UnknownArgumentError, UnknownEnvError
 
-ARITHMETIC = "palaestra.envs.tasks.arithmetic:ArithmeticEnv"
+ARITHMETIC = "palaestra.envs.tasks.arithmetic.arithmetic:ArithmeticEnv"
 
 
 def test_unknown_id_suggests_a_close_match():
@@ -139,7 +139,9 @@ def test_third_party_plugins_register_through_entry_points(tmp_path, subprocess_
         import palaestra
         def register():
             palaestra.register(
-                "Plugin-v0", "palaestra.envs.tasks.arithmetic:ArithmeticEnv", kwargs={"level": 2}
+                "Plugin-v0",
+                "palaestra.envs.tasks.arithmetic.arithmetic:ArithmeticEnv",
+                kwargs={"level": 2},
             )
         """,
         "plugin_by_code:register",

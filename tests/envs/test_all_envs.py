@@ -56,9 +56,10 @@ def test_gymnasium_make_plays_the_oracle(env_id):
     env.close()
 
 
-def test_every_id_has_a_description_tags_and_a_shape_tag():
-    for spec in SPECS:
-        assert spec.description, spec.id
-        assert {"single-turn", "multi-turn"} & set(spec.tags), (
-            f"{spec.id} needs single-turn or multi-turn"
-        )
+@pytest.mark.parametrize("env_id", IDS)
+def test_every_id_has_a_description_tags_and_a_shape_tag(env_id):
+    spec = palaestra.spec(env_id)
+    assert spec.description, spec.id
+    assert {"single-turn", "multi-turn"} & set(spec.tags), (
+        f"{spec.id} needs single-turn or multi-turn"
+    )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from palaestra.envs.tasks.anagram import AnagramTask, anagrams
 from palaestra.envs.tasks.base import Problem
+from palaestra.envs.tasks.strings.anagram import AnagramTask, anagrams
 
 TASK = AnagramTask.from_level(2)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from palaestra.envs.tasks.arc_1d import RULES, Arc1DTask, apply, candidates
+from palaestra.envs.tasks.induction.arc_1d import RULES, Arc1DTask, apply, candidates
 
 from palaestra.verdict import Status
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from palaestra.envs.tasks.arithmetic_chain import ArithmeticChainTask
+from palaestra.envs.tasks.arithmetic.arithmetic_chain import ArithmeticChainTask
 from palaestra.envs.tasks.base import Problem
 
 TASK = ArithmeticChainTask.from_level(5)

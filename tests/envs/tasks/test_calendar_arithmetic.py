@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import datetime
 
-from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.calendar_arithmetic import (
+from palaestra.envs.tasks.arithmetic.calendar_arithmetic import (
     CalendarArithmeticTask,
     civil_from_days,
     days_from_civil,
     weekday_of,
 )
+from palaestra.envs.tasks.base import Problem
 
 
 def test_day_numbers_match_datetime_from_1583_to_2600():

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from palaestra.envs.tasks._cipher import plaintext
-from palaestra.envs.tasks.affine_cipher import AffineCipherTask, affine
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.caesar import CaesarTask, caesar, english_shifts
-from palaestra.envs.tasks.rail_fence import decrypt, encrypt
-from palaestra.envs.tasks.vigenere import vigenere
+from palaestra.envs.tasks.strings._cipher import plaintext
+from palaestra.envs.tasks.strings.affine_cipher import AffineCipherTask, affine
+from palaestra.envs.tasks.strings.caesar import CaesarTask, caesar, english_shifts
+from palaestra.envs.tasks.strings.rail_fence import decrypt, encrypt
+from palaestra.envs.tasks.strings.vigenere import vigenere
 
 
 def test_rail_fence_matches_the_textbook_example_and_round_trips():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.components import ConnectedComponentsTask, island_sizes
+from palaestra.envs.tasks.graphs.components import ConnectedComponentsTask, island_sizes
 
 from palaestra.verdict import Status
 

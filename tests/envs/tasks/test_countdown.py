@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from palaestra.envs.tasks.arithmetic.countdown import (
+    CountdownTask,
+    ExpressionError,
+    parse_expression,
+    search,
+)
+from palaestra.envs.tasks.arithmetic.game24 import Game24Task, brute_force, hands
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.countdown import CountdownTask, ExpressionError, parse_expression, search
-from palaestra.envs.tasks.game24 import Game24Task, brute_force, hands
 
 COUNTDOWN = CountdownTask.from_level(3)
 PROBLEM = Problem("", "(25 - 1) * 3", {"numbers": [25, 3, 1, 7], "target": 72})

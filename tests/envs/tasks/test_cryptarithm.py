@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.cryptarithm import CryptarithmTask, column_solutions, weighted_solutions
+from palaestra.envs.tasks.strings.cryptarithm import (
+    CryptarithmTask,
+    column_solutions,
+    weighted_solutions,
+)
 
 SEND = Problem(
     "",

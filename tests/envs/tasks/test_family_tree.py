@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.family_tree import FamilyTreeTask, relation
+from palaestra.envs.tasks.graphs.family_tree import FamilyTreeTask, relation
 
 # Tom + Ann -> Bob, Eve.  Bob + Kim -> Joe.  Eve + Sam -> Liz.
 PEOPLE = [

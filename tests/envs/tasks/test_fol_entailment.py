@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.fol_entailment import FolEntailmentTask, World, truth, worlds
+from palaestra.envs.tasks.logic.fol_entailment import FolEntailmentTask, World, truth, worlds
 
 # Two people (0, 1), two properties (0 = brave, 1 = calm), one relation.
 RULE = ["all", "x", ["imp", ["P", 0, "x"], ["P", 1, "x"]]]  # everyone brave is calm

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.graph_coloring import GraphColoringTask, colourings
+from palaestra.envs.tasks.graphs.graph_coloring import GraphColoringTask, colourings
 
 from palaestra.verdict import Status
 

@@ -12,25 +12,26 @@ import dataclasses
 
 import numpy as np
 import pytest
-from palaestra.envs.tasks import rush_hour
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.binairo import BinairoTask
-from palaestra.envs.tasks.blocksworld_plan import BlocksworldPlanTask
-from palaestra.envs.tasks.futoshiki import FutoshikiTask
-from palaestra.envs.tasks.hanoi_plan import HanoiPlanTask
-from palaestra.envs.tasks.kenken import KenKenTask
-from palaestra.envs.tasks.light_up import LightUpTask
-from palaestra.envs.tasks.magic_square import MagicSquareTask
-from palaestra.envs.tasks.maze_path import MazePathTask
-from palaestra.envs.tasks.n_queens import NQueensTask
-from palaestra.envs.tasks.nonogram import NonogramTask
-from palaestra.envs.tasks.rush_hour import RushHourTask
-from palaestra.envs.tasks.skyscrapers import SkyscrapersTask
-from palaestra.envs.tasks.sliding_puzzle_plan import SlidingPuzzlePlanTask
-from palaestra.envs.tasks.sokoban_plan import SokobanPlanTask
-from palaestra.envs.tasks.star_battle import StarBattleTask
-from palaestra.envs.tasks.sudoku import SudokuTask
+from palaestra.envs.tasks.grids.binairo import BinairoTask
+from palaestra.envs.tasks.grids.futoshiki import FutoshikiTask
+from palaestra.envs.tasks.grids.kenken import KenKenTask
+from palaestra.envs.tasks.grids.light_up import LightUpTask
+from palaestra.envs.tasks.grids.magic_square import MagicSquareTask
+from palaestra.envs.tasks.grids.n_queens import NQueensTask
+from palaestra.envs.tasks.grids.nonogram import NonogramTask
+from palaestra.envs.tasks.grids.skyscrapers import SkyscrapersTask
+from palaestra.envs.tasks.grids.star_battle import StarBattleTask
+from palaestra.envs.tasks.grids.sudoku import SudokuTask
+from palaestra.envs.tasks.planning import rush_hour
+from palaestra.envs.tasks.planning.blocksworld_plan import BlocksworldPlanTask
+from palaestra.envs.tasks.planning.hanoi_plan import HanoiPlanTask
+from palaestra.envs.tasks.planning.maze_path import MazePathTask
+from palaestra.envs.tasks.planning.rush_hour import RushHourTask
+from palaestra.envs.tasks.planning.sliding_puzzle_plan import SlidingPuzzlePlanTask
+from palaestra.envs.tasks.planning.sokoban_plan import SokobanPlanTask
 
+import palaestra
 from palaestra.verdict import Status
 
 TASKS = [
@@ -51,8 +52,10 @@ TASKS = [
     SlidingPuzzlePlanTask,
     MazePathTask,
 ]
+# Test ids name the registry id, so that `pytest -k Sudoku` selects a family's cases.
+ENV_IDS = {spec.entry_point.partition(":")[0]: spec.id for spec in palaestra.list_envs()}
 CASES = [(t, level) for t in TASKS for level in (2, 6)]
-IDS = [f"{t.name}-L{level}" for t, level in CASES]
+IDS = [f"{ENV_IDS[t.__module__]}-L{level}" for t, level in CASES]
 
 
 @pytest.mark.parametrize("task_class, level", CASES, ids=IDS)
@@ -88,7 +91,7 @@ def test_wrong_hedged_and_padded_answers_score_zero(task_class, level):
         assert task.verify(completion, problem).score == 0.0, completion
 
 
-@pytest.mark.parametrize("task_class", TASKS, ids=[t.name for t in TASKS])
+@pytest.mark.parametrize("task_class", TASKS, ids=[ENV_IDS[t.__module__] for t in TASKS])
 def test_same_seed_same_instance_and_items_differ(task_class):
     task = task_class.from_level(4)
     assert task.problem(5, 2) == task_class.from_level(4).problem(5, 2)
@@ -96,7 +99,7 @@ def test_same_seed_same_instance_and_items_differ(task_class):
     assert len(prompts) > 1
 
 
-@pytest.mark.parametrize("task_class", TASKS, ids=[t.name for t in TASKS])
+@pytest.mark.parametrize("task_class", TASKS, ids=[ENV_IDS[t.__module__] for t in TASKS])
 def test_explicit_knobs_override_the_level_and_bad_values_are_refused(task_class):
     high = task_class.level_config(2)
     changed = next(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.hamiltonian_path import HamiltonianPathTask, hamiltonian_paths
+from palaestra.envs.tasks.graphs.hamiltonian_path import HamiltonianPathTask, hamiltonian_paths
 
 from palaestra.verdict import Status
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from palaestra.envs.tasks.arithmetic.linear_equations import LinearEquationsTask, gauss_jordan
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.linear_equations import LinearEquationsTask, gauss_jordan
 
 TASK = LinearEquationsTask.from_level(5)
 PROBLEM = Problem(

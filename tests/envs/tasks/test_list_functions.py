@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.list_functions import ListFunctionsTask, behaviours, run
+from palaestra.envs.tasks.induction.list_functions import ListFunctionsTask, behaviours, run
 
 
 def test_programs_run_left_to_right():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from palaestra.envs.tasks.number_sequence import (
+from palaestra.envs.tasks.induction.number_sequence import (
     AMBIGUOUS,
     NumberSequenceTask,
     _refit,

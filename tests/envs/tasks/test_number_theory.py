@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.modular_arithmetic import ModularArithmeticTask
-from palaestra.envs.tasks.prime_factorization import (
+from palaestra.envs.tasks.arithmetic.modular_arithmetic import ModularArithmeticTask
+from palaestra.envs.tasks.arithmetic.prime_factorization import (
     PrimeFactorizationTask,
     is_prime,
     trial_division,
 )
+from palaestra.envs.tasks.base import Problem
 
 FACTOR = PrimeFactorizationTask.from_level(2)
 N5544 = Problem("", "2^3 × 3^2 × 7 × 11", {"number": 5544})

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from palaestra.envs.tasks.arithmetic.polynomial_expansion import (
+    PolynomialExpansionTask,
+    parse_polynomial,
+)
+from palaestra.envs.tasks.arithmetic.polynomial_roots import PolynomialRootsTask
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.polynomial_expansion import PolynomialExpansionTask, parse_polynomial
-from palaestra.envs.tasks.polynomial_roots import PolynomialRootsTask
 
 EXPANSION = PolynomialExpansionTask.from_level(1)
 PRODUCT = Problem(

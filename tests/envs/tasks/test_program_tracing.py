@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.brainfuck import BrainfuckTask, StepLimit, run, run_scanning
-from palaestra.envs.tasks.python_trace import PythonTraceTask
+from palaestra.envs.tasks.tracing.brainfuck import BrainfuckTask, StepLimit, run, run_scanning
+from palaestra.envs.tasks.tracing.python_trace import PythonTraceTask
 
 
 def test_the_tree_interpreter_agrees_with_python_on_generated_programs():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.propositional import (
+from palaestra.envs.tasks.logic.propositional import (
     ATOMS,
     PropositionalEntailmentTask,
     _formula,

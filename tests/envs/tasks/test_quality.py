@@ -128,7 +128,10 @@ def _hedges(reference: str, mutant: str) -> dict[str, str]:
     return {
         "or": f"<answer>{reference} or {mutant}</answer>",
         "two_tags": f"<answer>{reference}</answer> or maybe <answer>{mutant}</answer>",
-        "two_tags_reversed": f"<answer>{mutant}</answer> hmm, <answer>{reference}</answer> or <answer>{mutant}</answer>",
+        "two_tags_reversed": (
+            f"<answer>{mutant}</answer> hmm, <answer>{reference}</answer> or "
+            f"<answer>{mutant}</answer>"
+        ),
         "candidates": f"<answer>{reference}; {mutant}</answer>",
         "empty": "<answer></answer>",
         "no_tags": reference,
@@ -189,8 +192,8 @@ def test_levels_change_the_config_and_the_work_grows(env_id):
     for level in levels:
         task = task_class.from_level(level)
         work.append(statistics.mean(task.work(task.problem(seed, 1)) for seed in range(6)))
-    assert all(a <= b for a, b in zip(work, work[1:])) and work[0] < work[-1], (
-        f"work by level {dict(zip(levels, work))}"
+    assert all(a <= b for a, b in zip(work, work[1:], strict=False)) and work[0] < work[-1], (
+        f"work by level {dict(zip(levels, work, strict=True))}"
     )
 
 
@@ -208,21 +211,22 @@ def test_knobs_override_the_level_and_unknown_knobs_are_rejected(env_id):
 @pytest.mark.parametrize("env_id, level", CASES, ids=IDS)
 def test_duplicates_are_rare(env_id, level):
     task = FAMILIES[env_id].from_level(level)
-    allowed = getattr(task, "duplicate_allowance", {}).get(level, 0.01)
+    allowed = task.duplicate_allowance.get(level, 0.01)
     prompts = [task.problem(0, index).prompt for index in range(DUPLICATE_SAMPLE)]
     rate = 1 - len(set(prompts)) / len(prompts)
     assert rate <= allowed, f"duplicate rate {rate:.1%} at level {level}"
 
 
-def test_items_use_independent_streams_and_leave_global_rng_alone():
+@pytest.mark.parametrize("env_id", sorted(FAMILIES))
+def test_items_use_independent_streams_and_leave_global_rng_alone(env_id):
     random.seed(3)
     np.random.seed(3)
     before = (random.getstate(), np.random.get_state()[1].copy())
-    for task_class in FAMILIES.values():
-        task = task_class.from_level(task_class.levels[0])
-        assert task.problem(100, 1) != task.problem(101, 0) or task.problem(100, 1) == task.problem(
-            7, 7
-        )
+    task_class = FAMILIES[env_id]
+    task = task_class.from_level(task_class.levels[0])
+    assert task.problem(100, 1) != task.problem(101, 0) or task.problem(100, 1) == task.problem(
+        7, 7
+    )
     assert random.getstate() == before[0] and (np.random.get_state()[1] == before[1]).all()
 
 
@@ -231,22 +235,21 @@ import hashlib, json, sys
 from palaestra.registration import load_entry_point
 import palaestra
 out = {}
-for env_id in json.loads(sys.argv[1]):
-    task_class = load_entry_point(palaestra.spec(env_id).entry_point).task_class
-    for level in sorted({task_class.levels[0], task_class.levels[1]}):
-        task = task_class.from_level(level)
-        rows = [task.problem(seed, 3).to_json() for seed in range(3)]
-        out[f"{env_id}/{level}"] = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+task_class = load_entry_point(palaestra.spec(sys.argv[1]).entry_point).task_class
+for level in sorted({task_class.levels[0], task_class.levels[1]}):
+    task = task_class.from_level(level)
+    rows = [task.problem(seed, 3).to_json() for seed in range(3)]
+    out[level] = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
 print(json.dumps(out))
 """
 
 
-def test_same_seed_same_instance_across_processes(subprocess_env):
-    ids = json.dumps(sorted(FAMILIES))
+@pytest.mark.parametrize("env_id", sorted(FAMILIES))
+def test_same_seed_same_instance_across_processes(subprocess_env, env_id):
     digests = []
     for hash_seed in ("0", "4242"):
         run = subprocess.run(
-            [sys.executable, "-c", DIGEST, ids],
+            [sys.executable, "-c", DIGEST, env_id],
             capture_output=True,
             text=True,
             env=subprocess_env(PYTHONHASHSEED=hash_seed),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from palaestra.envs.tasks.regex_membership import FEATURES, _build, full_match, render
+from palaestra.envs.tasks.strings.regex_membership import FEATURES, _build, full_match, render
 
 
 def test_matcher_agrees_with_re_on_random_patterns_and_strings():

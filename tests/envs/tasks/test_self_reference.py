@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.self_reference import (
+from palaestra.envs.tasks.logic.self_reference import (
     SelfReferenceTask,
     _Table,
     consistent_assignments,

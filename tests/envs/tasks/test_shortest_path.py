@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.shortest_path import ShortestPathTask
+from palaestra.envs.tasks.graphs.shortest_path import ShortestPathTask
 
 from palaestra.verdict import Status
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.syllogism import SyllogismTask, label
+from palaestra.envs.tasks.logic.syllogism import SyllogismTask, label
 
 A, B, C = 0, 1, 2
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.topological_sort import TopologicalSortTask, find_cycle
+from palaestra.envs.tasks.graphs.topological_sort import TopologicalSortTask, find_cycle
 
 from palaestra.verdict import Status
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
-from palaestra.envs.tasks.word_ladder import WordLadderTask, shortest_ladders
+from palaestra.envs.tasks.strings.word_ladder import WordLadderTask, shortest_ladders
 
 TASK = WordLadderTask.from_level(5)
 
