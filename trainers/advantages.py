@@ -13,10 +13,19 @@ Estimators:
     * `gigpo_advantages`: GiGPO-style episode advantage plus a step advantage among turns that
       share a state key within a group.
     * `gae_tokens` and `gae_turns`: GAE with a value head, token-level over sampled tokens, or
-      turn-level.
+      turn-level; `whiten` normalises its advantages over the batch (PPO's whitening).
 
 Conventions: a group is a hashable id (episodes of one prompt share it); a group of one,
 or a group whose values are all equal, gives zero advantage; ``eps`` guards divisions.
+
+Every z-score here (GRPO's group std, the turn and step normalisations, GAE whitening) takes
+``std="population"`` (divide the squared deviations by n) or ``std="unbiased"`` (by n - 1,
+Bessel's correction: what TRL's GRPOTrainer and verl use, as ``torch.std`` does). The default
+is ``population``, NumPy's ``std`` and what every run so far used, so published numbers
+reproduce. For a group of n samples the two differ by the constant factor
+``sqrt(n / (n - 1))`` (1.07 at n = 8, 1.41 at n = 2), which scales a batch of equal-sized
+groups uniformly; Adam's per-parameter normalisation absorbs most of such a scale, so the
+choice matters mainly when groups differ in size (masked episodes dropped) or are tiny.
 """
 
 from __future__ import annotations
@@ -31,6 +40,24 @@ EPS = 1e-6
 
 GroupMethod = Literal["grpo", "drgrpo", "rloo"]
 TurnNorm = Literal["batch", "group", "group_turn", "none"]
+Std = Literal["population", "unbiased"]
+STDS = ("population", "unbiased")
+
+
+def std_of(values: np.ndarray, std: Std = "population") -> float:
+    """The standard deviation of ``values`` over n (``population``) or n - 1 (``unbiased``).
+
+    Args:
+        values: At least two numbers for ``unbiased``, at least one for ``population``.
+        std: The convention; see the module docstring.
+    """
+    _check_std(std)
+    return float(np.std(values, ddof=1 if std == "unbiased" else 0))
+
+
+def _check_std(std: str) -> None:
+    if std not in STDS:
+        raise ValueError(f"std must be 'population' or 'unbiased', got {std!r}")
 
 
 def _groups(ids: Sequence[Hashable]) -> dict[Hashable, list[int]]:
@@ -45,6 +72,7 @@ def group_advantages(
     groups: Sequence[Hashable],
     method: GroupMethod = "grpo",
     eps: float = EPS,
+    std: Std = "population",
 ) -> np.ndarray:
     """Episode advantages relative to the other samples of the same prompt.
 
@@ -54,6 +82,7 @@ def group_advantages(
         method: ``"grpo"``: (r - mean) / (std + eps); ``"drgrpo"``: r - mean (Dr.GRPO, no
             std); ``"rloo"``: r - mean of the *other* samples.
         eps: Added to the std.
+        std: ``"population"`` or ``"unbiased"`` (``grpo`` only); see the module docstring.
 
     Returns:
         One advantage per episode; zero for groups of one and for constant groups.
@@ -62,6 +91,7 @@ def group_advantages(
         raise ValueError(f"{len(rewards)} rewards but {len(groups)} group ids")
     if method not in ("grpo", "drgrpo", "rloo"):
         raise ValueError(f"method must be 'grpo', 'drgrpo' or 'rloo', got {method!r}")
+    _check_std(std)
     values = np.asarray(rewards, dtype=np.float64)
     out = np.zeros_like(values)
     for members in _groups(groups).values():
@@ -73,7 +103,7 @@ def group_advantages(
         elif method == "drgrpo":
             out[members] = group - group.mean()
         else:
-            out[members] = (group - group.mean()) / (group.std() + eps)
+            out[members] = (group - group.mean()) / (std_of(group, std) + eps)
     return out
 
 
@@ -89,10 +119,10 @@ def discounted_returns(rewards: Sequence[float], gamma: float) -> np.ndarray:
     return out
 
 
-def _standardise(values: np.ndarray, eps: float) -> np.ndarray:
+def _standardise(values: np.ndarray, eps: float, std: Std) -> np.ndarray:
     if values.size < 2:
         return np.zeros_like(values)
-    return (values - values.mean()) / (values.std() + eps)
+    return (values - values.mean()) / (std_of(values, std) + eps)
 
 
 def turn_advantages(
@@ -101,6 +131,7 @@ def turn_advantages(
     normalize: TurnNorm = "batch",
     groups: Sequence[Hashable] | None = None,
     eps: float = EPS,
+    std: Std = "population",
 ) -> list[np.ndarray]:
     """Per-turn discounted returns, normalised.
 
@@ -112,15 +143,17 @@ def turn_advantages(
             index in the same group; ``"none"``: raw returns.
         groups: Group ids (needed for the group modes).
         eps: Added to the std.
+        std: ``"population"`` or ``"unbiased"``; see the module docstring.
 
     Returns:
         One array of turn advantages per episode.
     """
+    _check_std(std)
     returns = [discounted_returns(r, gamma) for r in turn_rewards]
     if normalize == "none":
         return returns
     if normalize == "batch":
-        flat = _standardise(np.concatenate(returns) if returns else np.zeros(0), eps)
+        flat = _standardise(np.concatenate(returns) if returns else np.zeros(0), eps, std)
         return list(np.split(flat, np.cumsum([len(r) for r in returns])[:-1]))
     if groups is None or len(groups) != len(returns):
         raise ValueError(f"normalize={normalize!r} needs one group id per episode")
@@ -133,7 +166,7 @@ def turn_advantages(
             key = (group, t) if normalize == "group_turn" else group
             buckets[key].append((episode, t))
     for members in buckets.values():
-        normalised = _standardise(np.array([returns[e][t] for e, t in members]), eps)
+        normalised = _standardise(np.array([returns[e][t] for e, t in members]), eps, std)
         for (episode, t), value in zip(members, normalised, strict=True):
             out[episode][t] = value
     return out
@@ -146,20 +179,23 @@ def gigpo_advantages(
     gamma: float = 0.95,
     step_weight: float = 1.0,
     eps: float = EPS,
+    std: Std = "population",
 ) -> list[np.ndarray]:
     """GiGPO: episode advantage plus a step advantage among turns sharing a state.
 
     The episode part is the GRPO z-score of each episode's total reward within its group,
     given to every turn. The step part groups the turns of one group by the state key they
     acted from (anchor states) and z-scores their discounted returns within each step
-    group; a state visited once in the group gives 0.
+    group; a state visited once in the group gives 0. ``std`` is the convention of both
+    z-scores (see the module docstring).
 
     Returns:
         One array of turn advantages per episode.
     """
     if not len(turn_rewards) == len(state_keys) == len(groups):
         raise ValueError("turn_rewards, state_keys and groups need one entry per episode")
-    episode_part = group_advantages([float(np.sum(r)) for r in turn_rewards], groups, "grpo", eps)
+    totals = [float(np.sum(r)) for r in turn_rewards]
+    episode_part = group_advantages(totals, groups, "grpo", eps, std)
     returns = [discounted_returns(r, gamma) for r in turn_rewards]
     out = [np.full(len(r), a, dtype=np.float64) for r, a in zip(returns, episode_part, strict=True)]
     steps: dict[tuple[Hashable, Hashable], list[tuple[int, int]]] = defaultdict(list)
@@ -174,7 +210,7 @@ def gigpo_advantages(
         values = np.array([returns[e][t] for e, t in members])
         if len(members) < 2 or np.allclose(values, values[0]):
             continue
-        for (episode, t), value in zip(members, _standardise(values, eps), strict=True):
+        for (episode, t), value in zip(members, _standardise(values, eps, std), strict=True):
             out[episode][t] += step_weight * value
     return out
 
@@ -214,6 +250,30 @@ def gae_tokens(
         next_value = values[t]
     returns = np.where(sampled > 0, advantages + values, 0.0)
     return advantages, returns
+
+
+def whiten(
+    advantages: np.ndarray, sampled: np.ndarray, std: Std = "population", eps: float = EPS
+) -> np.ndarray:
+    """PPO's whitening: advantages standardised over every sampled token of the batch.
+
+    Args:
+        advantages: Per-token advantages, any shape.
+        sampled: 1 where the policy sampled the token (the only positions that count).
+        std: ``"population"`` or ``"unbiased"``; see the module docstring.
+        eps: Added to the std.
+
+    Returns:
+        The whitened advantages, 0 at unsampled positions; unchanged (but zeroed off the
+        sampled positions) when fewer than two tokens were sampled.
+    """
+    _check_std(std)
+    chosen = np.asarray(sampled) > 0
+    advantages = np.asarray(advantages, dtype=np.float64)
+    if chosen.sum() < 2:
+        return np.where(chosen, advantages, 0.0)
+    values = advantages[chosen]
+    return np.where(chosen, (advantages - values.mean()) / (std_of(values, std) + eps), 0.0)
 
 
 def gae_turns(

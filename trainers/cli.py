@@ -6,7 +6,10 @@
 
 Each field of `TrainConfig` is an option of the same name (``--group-size``, ...;
 booleans as ``--flag/--no-flag``); env arguments are ``--arg name=value`` (values read as
-JSON when they parse). Importing this module imports neither torch nor the trainer loop.
+JSON when they parse), added to the run's default env arguments. Every option and env
+argument is checked before anything is loaded or written (`check_run`); a bad one ends the
+command with a one-line ``error: ...`` on stderr and exit status 2. Importing this module
+imports neither torch nor the trainer loop.
 """
 
 from __future__ import annotations
@@ -18,18 +21,25 @@ import sys
 from typing import Any, Optional
 
 import typer
-from palaestra.trainers.config import TrainConfig, field_help
+from palaestra.trainers.config import DEMO_ENV_KWARGS, TrainConfig, field_help
 
-ARG_HELP = "Env argument as name=value (value read as JSON if possible); repeatable."
+ARG_HELP = (
+    "Env argument as name=value (value read as JSON if possible); repeatable. Added to the "
+    "defaults, overriding those of the same name."
+)
 
 
 def parse_env_args(pairs: list[str] | None) -> dict[str, Any]:
-    """``name=value`` pairs as keyword arguments (values parsed as JSON when they parse)."""
+    """``name=value`` pairs as keyword arguments (values parsed as JSON when they parse).
+
+    Raises:
+        ValueError: A pair is not ``name=value`` with an identifier for a name.
+    """
     kwargs: dict[str, Any] = {}
     for pair in pairs or []:
         name, sep, raw = pair.partition("=")
         if not sep or not name.isidentifier():
-            raise typer.BadParameter(f"--arg expects name=value, got {pair!r}")
+            raise ValueError(f"--arg expects name=value, got {pair!r}")
         try:
             kwargs[name] = json.loads(raw)
         except json.JSONDecodeError:
@@ -44,11 +54,14 @@ def _options() -> list[inspect.Parameter]:
     parameters = []
     for field in dataclasses.fields(TrainConfig):
         if field.name == "env_kwargs":
-            default = [f"{k}={json.dumps(v)}" for k, v in defaults.env_kwargs.items()]
-            option = typer.Option(
-                default, "--arg", help=ARG_HELP + f" Default: {' '.join(default)}."
-            )
+            demo = " ".join(f"{k}={json.dumps(v)}" for k, v in defaults.env_kwargs.items())
+            help_text = f"{ARG_HELP} Defaults: {demo} for {defaults.env_id}, none for other envs."
+            option = typer.Option(None, "--arg", help=help_text)
             annotation: Any = Optional[list[str]]  # noqa: UP045 - typer reads the annotation
+        elif field.name == "output_dir":
+            help_text = helps.get(field.name, "")
+            option = typer.Option(defaults.output_dir, "--output-dir", "--output", help=help_text)
+            annotation = str
         else:
             value = getattr(defaults, field.name)
             annotation = type(value)
@@ -62,9 +75,15 @@ def _options() -> list[inspect.Parameter]:
 
 
 def config_from_options(options: dict[str, Any]) -> TrainConfig:
-    """A `TrainConfig` from the parsed options (``env_kwargs`` from ``--arg`` pairs)."""
+    """A `TrainConfig` from the parsed options.
+
+    ``env_kwargs`` holds the ``--arg`` pairs: they are added to the env's default arguments
+    (the demo's ``max_number=8`` for GuessNumber-v0), overriding those of the same name.
+    """
     values = dict(options)
-    values["env_kwargs"] = parse_env_args(values.pop("env_kwargs", None))
+    env_id = values.get("env_id", TrainConfig.env_id)
+    pairs = parse_env_args(values.pop("env_kwargs", None))
+    values["env_kwargs"] = {**DEMO_ENV_KWARGS.get(env_id, {}), **pairs}
     return TrainConfig(**values)
 
 
@@ -73,16 +92,15 @@ def train_command(**options: Any) -> None:
 
     Writes metrics, episodes, checkpoints and a reward curve into the output folder.
     """
+    from palaestra.trainers.run import check_run
     from rich.console import Console
 
     console = Console()
     try:
         config = config_from_options(options)
-        import palaestra
-
-        palaestra.spec(config.env_id)
-    except (ValueError, TypeError, LookupError) as e:
-        console.print(f"[red]error:[/red] {e}", soft_wrap=True, highlight=False)
+        check_run(config)
+    except (ValueError, TypeError, LookupError, ImportError) as e:
+        typer.echo(f"error: {' '.join(str(e).split())}", err=True)
         raise typer.Exit(2) from None
     from palaestra.trainers.loop import train
     from palaestra.trainers.progress import TrainProgress

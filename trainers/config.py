@@ -22,6 +22,10 @@ ESTIMATORS = ("grpo", "drgrpo", "rloo", "rebn", "turn_group", "gigpo", "gae")
 AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "seq_sum_const")
 KL_ESTIMATORS = ("k1", "k2", "k3")
 ROLLOUT_BACKENDS = ("hf", "vllm")
+STDS = ("population", "unbiased")
+
+DEMO_ENV_KWARGS = {"GuessNumber-v0": {"max_number": 8}}
+"""The env arguments a run gets when none are given: the demo's, for the demo's env only."""
 
 EVAL_SEED_BASE = 1_000_000_000
 """Held-out episodes use seeds from here up; training seeds are drawn below it."""
@@ -33,13 +37,18 @@ class TrainConfig:
 
     Attributes:
         env_id: The registered env to train on.
-        env_kwargs: Keyword arguments for `palaestra.make` (``--arg name=value``).
+        env_kwargs: Keyword arguments for `palaestra.make` (``--arg name=value``, added to
+            the defaults). None: the demo's ``max_number=8`` for GuessNumber-v0, none for
+            other envs (the registry's defaults apply).
         model: A Hugging Face model folder or hub name; empty for the tiny model.
         output_dir: Where metrics, checkpoints, episodes and the curve are written.
         algorithm: ``grpo`` (group baselines, no critic) or ``ppo`` (a value head, GAE).
         estimator: Advantage estimator: grpo, drgrpo, rloo (episode level), rebn (per-turn
             returns, batch-normalised), turn_group (per-turn returns, group-normalised),
             gigpo (episode plus step groups), gae (critic; implied by ppo).
+        advantage_std: The standard deviation that normalises advantages (GRPO's group std,
+            GiGPO, rebn, turn_group, GAE whitening): population (over n, the default: what
+            every run so far used) or unbiased (over n - 1, as TRL and verl).
         gamma: Discount between turns (and tokens, for gae).
         gae_lambda: GAE's lambda.
         warmup_steps: Supervised optimiser steps on oracle demonstrations before RL.
@@ -83,6 +92,9 @@ class TrainConfig:
         checkpoint_every: Save a checkpoint every this many RL steps (0: only at the end).
         keep_checkpoints: Checkpoints kept on disk (the newest).
         resume: Continue from the newest checkpoint in output_dir.
+        overwrite: Replace the run already in output_dir (its metrics, episodes,
+            checkpoints, curve). Without resume or overwrite, output_dir must be empty or
+            new.
         seed: Seeds task draws, sampling and minibatch order.
         rollout_backend: ``hf`` (the training model samples in place) or ``vllm`` (GPU;
             weights synced after each step).
@@ -96,11 +108,12 @@ class TrainConfig:
     """
 
     env_id: str = "GuessNumber-v0"
-    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=lambda: {"max_number": 8})
+    env_kwargs: dict[str, Any] | None = None
     model: str = ""
     output_dir: str = "runs/train"
     algorithm: str = "grpo"
     estimator: str = "gigpo"
+    advantage_std: str = "population"
     gamma: float = 1.0
     gae_lambda: float = 1.0
     warmup_steps: int = 30
@@ -139,6 +152,7 @@ class TrainConfig:
     checkpoint_every: int = 0
     keep_checkpoints: int = 2
     resume: bool = False
+    overwrite: bool = False
     seed: int = 0
     rollout_backend: str = "hf"
     device: str = ""
@@ -149,9 +163,24 @@ class TrainConfig:
     save_episodes: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.env_id, str) or not self.env_id:
+            raise ValueError("env_id must be a registered id, e.g. 'GuessNumber-v0'")
+        if self.env_kwargs is None:
+            self.env_kwargs = dict(DEMO_ENV_KWARGS.get(self.env_id, {}))
+        if not isinstance(self.env_kwargs, dict):
+            raise TypeError(f"env_kwargs must be a dict, got {type(self.env_kwargs).__name__}")
+        if not isinstance(self.stop, str):
+            raise TypeError(f"stop must be a string (empty: none), got {type(self.stop).__name__}")
+        self._check_choices()
+        self._check_counts()
+        self._check_rates()
+        self._check_combinations()
+
+    def _check_choices(self) -> None:
         choices = {
             "algorithm": ALGORITHMS,
             "estimator": ESTIMATORS,
+            "advantage_std": STDS,
             "aggregation": AGGREGATIONS,
             "kl_estimator": KL_ESTIMATORS,
             "ratio_level": ("token", "sequence"),
@@ -166,12 +195,8 @@ class TrainConfig:
             self.estimator = "gae"
         if self.estimator == "gae" and self.algorithm != "ppo":
             raise ValueError("estimator 'gae' needs a critic: use algorithm='ppo'")
-        if not isinstance(self.env_id, str) or not self.env_id:
-            raise ValueError("env_id must be a registered id, e.g. 'GuessNumber-v0'")
-        if not isinstance(self.stop, str):
-            raise TypeError(f"stop must be a string (empty: none), got {type(self.stop).__name__}")
-        if not isinstance(self.env_kwargs, dict):
-            raise TypeError(f"env_kwargs must be a dict, got {type(self.env_kwargs).__name__}")
+
+    def _check_counts(self) -> None:
         positive = ("tasks_per_step", "group_size", "epochs", "micro_batch_size", "max_tokens")
         for name in positive:
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
@@ -186,8 +211,8 @@ class TrainConfig:
                 raise ValueError(f"{name} must be an integer >= 0, got {getattr(self, name)!r}")
         if self.keep_checkpoints < 1:
             raise ValueError(f"keep_checkpoints must be >= 1, got {self.keep_checkpoints}")
-        if self.warmup_steps and not self.warmup_tasks:
-            raise ValueError("warmup_steps > 0 needs warmup_tasks > 0 oracle episodes")
+
+    def _check_rates(self) -> None:
         for name in ("lr", "warmup_lr"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
@@ -208,6 +233,14 @@ class TrainConfig:
                 "temperature must be > 0 (the loss divides the logits by it), "
                 f"got {self.temperature}"
             )
+
+    def _check_combinations(self) -> None:
+        if self.resume and self.overwrite:
+            raise ValueError(
+                "resume continues the run in output_dir and overwrite replaces it: choose one"
+            )
+        if self.warmup_steps and not self.warmup_tasks:
+            raise ValueError("warmup_steps > 0 needs warmup_tasks > 0 oracle episodes")
         if self.overlong_buffer >= self.max_tokens:
             raise ValueError(
                 f"overlong_buffer ({self.overlong_buffer}) must be below max_tokens "

@@ -1,17 +1,21 @@
 """The training loop: a supervised warm start on oracle demonstrations, then GRPO or PPO.
 
-Read it top to bottom; `train` is the whole algorithm:
+`train`, right below, is the whole algorithm; the `Trainer` methods after it are its steps,
+in the order it calls them:
 
-    1. warm start: the env's oracle plays ``warmup_tasks`` episodes; ``warmup_steps``
-       optimiser steps of cross-entropy on the tokens the oracle "sampled" (loss mask 1);
-    2. each RL step: sample ``tasks_per_step`` tasks x ``group_size`` samples with the
-       rollout engine, drop masked episodes (infrastructure failures), optionally drop
-       groups whose returns are all equal and sample more (dynamic sampling), shape
-       overlong turns, turn rewards into token advantages (`advantages`), recompute the
-       old and reference log-probs, then ``epochs`` passes of clipped-surrogate minibatch
-       steps (`losses`) with gradient accumulation and clipping;
-    3. metrics go to ``metrics.jsonl`` (and TensorBoard), episodes to ``episodes.jsonl``,
-       checkpoints to ``checkpoints/step-N``; ``resume=True`` continues from the newest.
+    1. warm start (`Trainer.warm_up`): the env's oracle plays ``warmup_tasks`` episodes;
+       ``warmup_steps`` optimiser steps of cross-entropy on the tokens the oracle "sampled"
+       (loss mask 1); then the held-out evaluation RL starts from;
+    2. each RL step (`Trainer.rl_step`): `collect` samples ``tasks_per_step`` tasks x
+       ``group_size`` samples with the rollout engine, drops masked episodes (infrastructure
+       failures) and, with dynamic sampling, groups whose returns are all equal, sampling
+       more; `prepare` shapes overlong turns, recomputes the old and reference log-probs,
+       charges the KL in the reward if asked and turns rewards into token advantages
+       (`advantages`); `update` runs ``epochs`` passes of clipped-surrogate minibatch steps
+       (`losses`) with gradient accumulation and clipping;
+    3. records go to ``metrics.jsonl`` (and TensorBoard), episodes to ``episodes.jsonl``,
+       checkpoints to ``checkpoints/step-N`` (`run`); ``resume=True`` continues from the
+       newest.
 
 What it simplifies, on purpose:
     * one process, one device; the policy samples with the training model in place (HF
@@ -19,20 +23,21 @@ What it simplifies, on purpose:
     * no sequence packing: each minibatch is right-padded to its longest episode;
     * the value head (PPO) is a linear layer on the policy's last hidden state, so the
       critic shares the policy's trunk;
+    * the reference model is a frozen copy of the policy as the warm start left it, held in
+      memory beside it;
     * the old log-probs are the trainer's own forward, not the sampler's (those are logged
       for comparison as ``sampler_logprob_gap``), so the first minibatch's ratio is exactly
       1: a separate no-grad pass when the policy moves before every token is seen (several
-      epochs or minibatches, PPO, a reference model), else the update's own pass, detached.
+      epochs or minibatches, PPO, a reference model), else the update's own pass, detached;
+    * rewards and advantages are NumPy arrays on the CPU, one episode at a time;
+    * a checkpoint is the whole trainer state in one file (no sharding).
 
-Token alignment: a batch of ids ``[B, L]`` gives logits for positions ``0..L-2`` that
-predict tokens ``1..L-1``; every per-token tensor here (mask, advantages, log-probs) lives
-in that target space of length ``L - 1``.
+Tensors and the forward pass are in `batch` (its docstring gives the token alignment).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import shutil
@@ -44,236 +49,70 @@ from typing import Any
 
 import numpy as np
 from palaestra.trainers import advantages as adv
+from palaestra.trainers.batch import forward, pad_to, select, to_batch, token_array, token_spans
 from palaestra.trainers.config import EVAL_SEED_BASE, TrainConfig
+from palaestra.trainers.run import CHECKPOINTS, RunLog, check_run, checkpoints, start_run
 
 from palaestra.errors import require
 
-CHECKPOINTS = "checkpoints"
 
-TOKENIZER_ENVS = ("Arithmetic-v0", "Calculator-v0", "GuessNumber-v0")
-"""Envs whose oracle episodes (with the env being trained) make the tiny tokenizer's corpus."""
+def train(
+    config: TrainConfig,
+    *,
+    model: Any = None,
+    tokenizer: Any = None,
+    on_step: Callable[[dict[str, Any]], None] | None = None,
+) -> TrainResult:
+    """Runs the warm start (if any) and the RL steps; see the module docstring.
 
-
-# --- the model --------------------------------------------------------------------------------
-
-
-def load_model(config: TrainConfig) -> tuple[Any, Any]:
-    """The tokenizer and causal LM named by ``config.model`` (the tiny pair when empty)."""
-    require("torch", "torch", "the trainer")
-    if not config.model:
-        from palaestra.agents.tiny import TinyTokenizerConfig, tiny_model, tiny_tokenizer
-
-        # The tokenizer learns from the exemplars and the env being trained, not from the
-        # whole registry, so a new env elsewhere does not change what the demo learns.
-        corpus_envs = tuple(sorted({*TOKENIZER_ENVS, config.env_id}))
-        tokenizer = tiny_tokenizer(TinyTokenizerConfig(env_ids=corpus_envs))
-        return tokenizer, tiny_model(tokenizer)
-    transformers = require("transformers", "torch", "the trainer")
-    path = config.model
-    if os.path.isdir(path) and os.path.isdir(os.path.join(path, "model")):
-        path = os.path.join(path, "model")  # a checkpoint folder of ours
-    tokenizer_path = path
-    sibling = os.path.join(os.path.dirname(path), "tokenizer")
-    if os.path.isdir(sibling):
-        tokenizer_path = sibling
-    try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_path)
-        model = transformers.AutoModelForCausalLM.from_pretrained(path)
-    except OSError as e:
-        raise ValueError(f"cannot load a model from {config.model!r}: {e}") from e
-    return tokenizer, model
-
-
-def make_value_head(model: Any) -> Any:
-    """A linear value head on the model's last hidden state (zero-initialised)."""
-    torch = require("torch", "torch", "the trainer")
-    head = torch.nn.Linear(model.config.hidden_size, 1)
-    torch.nn.init.zeros_(head.weight)
-    torch.nn.init.zeros_(head.bias)
-    return head.to(next(model.parameters()).device)
-
-
-def forward(
-    model: Any, batch: dict[str, Any], temperature: float, value_head: Any = None
-) -> tuple[Any, Any, Any]:
-    """One teacher-forced pass, with the LM head applied at sampled positions only.
-
-    The trunk runs over every token (env and tool tokens are context), except that a prefix
-    several rows share (the samples of a group share their prompt) runs once: its keys and
-    values are computed for each distinct prefix and copied to the rows that share it, and
-    gradients flow back through the copies (`shared_prefix`). The output embedding
-    (``model.get_output_embeddings()``) then runs only where ``batch["mask"]`` is 1, which
-    saves the head's work and memory on prompt, env and tool tokens. (Models whose logits
-    are more than the head's output, e.g. with final soft-capping, are refused.)
+    Args:
+        config: The run.
+        model: Train this model instead of loading ``config.model``.
+        tokenizer: Its tokenizer (with ``model``).
+        on_step: Called with each record (warm-start step, RL step, evaluation), e.g. a
+            progress bar.
 
     Returns:
-        ``(logp, logits, values)``: the log-probs of tokens ``1..L-1`` ``[B, L-1]`` (0 off
-        the mask), the temperature-scaled logits at the sampled positions ``[N, V]``, and
-        the value head's output ``[B, L-1]`` (0 before the first sampled position of the
-        batch; None without a head).
+        The `TrainResult` (evaluations, the metrics of each RL step, file paths).
+
+    Raises:
+        ValueError, TypeError, LookupError: A bad env argument or option, or an output
+            folder holding a run that neither ``resume`` nor ``overwrite`` is set for
+            (checked before anything is loaded or written).
     """
-    import torch
+    started = time.perf_counter()
+    check_run(config)
+    output = start_run(config)
+    trainer = Trainer(config, model=model, tokenizer=tokenizer)
+    found = checkpoints(output) if config.resume else []
+    if found:
+        trainer.load(found[-1])
+    history: list[dict[str, Any]] = []
+    with RunLog(output, config, on_step) as log:
+        if not trainer.warm_done:
+            trainer.warm_up(log.write)
+        while trainer.step < config.steps:
+            step = trainer.rl_step()
+            log.episodes(step.episodes)
+            if config.eval_every and trainer.step % config.eval_every == 0:
+                if trainer.step < config.steps:  # the last step gets the final evaluation
+                    step.metrics.update(trainer.evaluate())
+            history.append(step.metrics)
+            log.write(step.metrics)
+            if config.checkpoint_every and trainer.step % config.checkpoint_every == 0:
+                trainer.save()
+        final = {**trainer.evaluate(), **trainer.evaluate(greedy=True)}
+        log.write({"phase": "eval", "step": trainer.step, **final})
+    trainer.save()
+    curve = None
+    if config.plot:
+        from palaestra.trainers.plot import plot_run, run_title
 
-    if getattr(model.config, "final_logit_softcapping", None):
-        raise ValueError("models with final logit soft-capping are not supported by the trainer")
-    ids, attention = batch["input_ids"], batch["attention_mask"]
-    mask = batch["mask"] > 0
-    shared = shared_prefix(ids, attention, mask)
-    if shared is None:
-        start = 0
-        hidden = model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
-        hidden = hidden[:, :-1]
-    else:
-        from transformers import DynamicCache
-
-        length, first, inverse = shared
-        cache = DynamicCache()
-        head = model.base_model(
-            input_ids=ids[first, :length],
-            attention_mask=attention[first, :length],
-            past_key_values=cache,
-            use_cache=True,
-        ).last_hidden_state
-        cache.batch_select_indices(inverse)
-        tail = model.base_model(
-            input_ids=ids[:, length:],
-            attention_mask=attention,
-            past_key_values=cache,
-            use_cache=True,
-        ).last_hidden_state
-        # Target positions length-1 .. L-2: the prefix's last state, then the tail's.
-        start = length - 1
-        hidden = torch.cat([head[inverse, -1:], tail[:, :-1]], dim=1)
-    sampled = mask[:, start:]
-    logits = model.get_output_embeddings()(hidden[sampled]).float() / temperature
-    targets = ids[:, 1:][mask]
-    picked = torch.log_softmax(logits, dim=-1).gather(-1, targets[:, None]).squeeze(-1)
-    logp = torch.zeros(mask.shape, dtype=picked.dtype, device=picked.device).masked_scatter(
-        mask, picked
-    )
-    values = None
-    if value_head is not None:
-        values = torch.nn.functional.pad(value_head(hidden.float()).squeeze(-1), (start, 0))
-    return logp, logits, values
-
-
-def shared_prefix(ids: Any, attention: Any, mask: Any) -> tuple[int, Any, Any] | None:
-    """The prefix a `forward` pass can compute once per distinct value, if it pays.
-
-    The prefix is as long as the shortest context before any row's first sampled token (so
-    no position whose output the loss reads lies inside it) and inside every row's real
-    tokens. It pays when fewer distinct prefixes than rows exist (the samples of a group).
-
-    Returns:
-        ``(length, first, inverse)``: the prefix length, one row index per distinct prefix,
-        and for each row the index of its prefix among them; None when sharing would not
-        save work.
-    """
-    import torch
-
-    rows = ids.shape[0]
-    if rows < 2 or not bool(mask.any(dim=1).all()):
-        return None
-    first_sampled = int(mask.float().argmax(dim=1).min()) + 1  # token index, not target
-    length = min(first_sampled, int(attention.sum(dim=1).min()))
-    if length < 2 or length >= ids.shape[1]:
-        return None
-    prefixes, inverse = torch.unique(ids[:, :length], dim=0, return_inverse=True)
-    if len(prefixes) >= rows:
-        return None
-    first = torch.full((len(prefixes),), rows, dtype=torch.long, device=ids.device)
-    first = first.scatter_reduce(0, inverse, torch.arange(rows, device=ids.device), "amin")
-    return length, first, inverse
-
-
-# --- episodes to tensors ----------------------------------------------------------------------
-
-
-def overlong_penalties(episode: Any, max_tokens: int, buffer: int, penalty: float) -> list[float]:
-    """DAPO's soft overlong penalty of each turn.
-
-    0 up to ``max_tokens - buffer`` sampled tokens, then growing linearly to ``-penalty``
-    at ``max_tokens``.
-    """
-    if buffer <= 0:
-        return [0.0] * episode.num_turns
-    out = []
-    for start, end in episode.turn_spans:
-        length = sum(episode.loss_mask[start:end])
-        excess = (length - (max_tokens - buffer)) / buffer
-        out.append(-penalty * min(max(excess, 0.0), 1.0))
-    return out
-
-
-def turn_advantages(
-    episodes: Sequence[Any], rewards: Sequence[Sequence[float]], config: TrainConfig
-) -> list[np.ndarray]:
-    """Each episode's turn advantages under ``config.estimator`` (all but ``gae``)."""
-    groups = [e.group_id for e in episodes]
-    name = config.estimator
-    if name in ("grpo", "drgrpo", "rloo"):
-        totals = [float(np.sum(r)) for r in rewards]
-        per_episode = adv.group_advantages(totals, groups, name)
-        return [np.full(len(r), a) for r, a in zip(rewards, per_episode, strict=False)]
-    if name == "rebn":
-        return adv.turn_advantages(rewards, config.gamma, "batch")
-    if name == "turn_group":
-        return adv.turn_advantages(rewards, config.gamma, "group", groups)
-    if name == "gigpo":
-        keys = [[_state_key(k) for k in e.state_keys] for e in episodes]
-        return adv.gigpo_advantages(rewards, keys, groups, config.gamma)
-    raise ValueError(f"turn_advantages does not compute {name!r}")
-
-
-def _state_key(key: Any) -> Any:
-    if isinstance(key, list):
-        return tuple(_state_key(k) for k in key)
-    return key
-
-
-def to_batch(episodes: Sequence[Any], pad_id: int, device: Any) -> dict[str, Any]:
-    """Right-padded tensors of the episodes; ``mask`` is the loss mask in target space."""
-    import torch
-    from palaestra.agents.rollout import pad_episodes
-
-    arrays = pad_episodes(episodes, pad_id)
-    return {
-        "input_ids": torch.as_tensor(arrays["input_ids"], device=device),
-        "attention_mask": torch.as_tensor(arrays["attention_mask"], device=device),
-        "mask": torch.as_tensor(arrays["loss_mask"][:, 1:], dtype=torch.float32, device=device),
-        "sampler_logp": torch.as_tensor(arrays["logprobs"][:, 1:], device=device),
-    }
-
-
-def token_array(
-    episodes: Sequence[Any], per_turn: Sequence[Sequence[float]], width: int
-) -> np.ndarray:
-    """Each turn's value on the target positions of its sampled tokens, ``[B, width]``."""
-    out = np.zeros((len(episodes), width), dtype=np.float32)
-    for row, (episode, values) in enumerate(zip(episodes, per_turn, strict=False)):
-        offset = len(episode.prompt_ids) - 1  # completion index i is target index offset + i
-        spans = [(offset + s, offset + e) for s, e in episode.turn_spans]
-        sampled = np.zeros(width)
-        sampled[offset : offset + len(episode.loss_mask)] = episode.loss_mask
-        out[row] = adv.broadcast_to_tokens(values, spans, width) * sampled
-    return out
-
-
-def select(batch: dict[str, Any], rows: Any) -> dict[str, Any]:
-    """The given rows of every tensor, trimmed to their longest sequence."""
-    length = int(batch["attention_mask"][rows].sum(-1).max())
-    out = {}
-    for key, value in batch.items():
-        if getattr(value, "ndim", 0) != 2:
-            continue
-        part = value[rows]
-        out[key] = (
-            part[:, :length] if key in ("input_ids", "attention_mask") else part[:, : length - 1]
-        )
-    return out
-
-
-# --- the two phases ---------------------------------------------------------------------------
+        metrics, target = output / "metrics.jsonl", output / "reward_curve.png"
+        curve = str(plot_run(metrics, target, title=run_title(config)))
+    trainer.close()
+    seconds = time.perf_counter() - started
+    return TrainResult(str(output), trainer.warm_eval, final, history, seconds, curve)
 
 
 @dataclasses.dataclass
@@ -297,8 +136,21 @@ class TrainResult:
     curve: str | None = None
 
 
+@dataclasses.dataclass
+class StepResult:
+    """One RL step: its metrics and the episodes it trained on (masked ones dropped).
+
+    Attributes:
+        metrics: The step's record for ``metrics.jsonl``.
+        episodes: The episodes of the update.
+    """
+
+    metrics: dict[str, Any]
+    episodes: list[Any]
+
+
 class Trainer:
-    """Holds the run's objects (model, optimiser, engines) and performs its steps.
+    """Holds the run's objects (model, optimiser, policy) and performs its steps.
 
     `train` is the loop; the methods are its steps, kept small so tests can drive them one
     at a time.
@@ -331,7 +183,6 @@ class Trainer:
         self.warm_done = False
         self.warm_eval: dict[str, float] | None = None
         self.output = Path(config.output_dir)
-        self.output.mkdir(parents=True, exist_ok=True)
         if config.rollout_backend == "vllm":
             self.policy = _vllm_policy(config, model, self.output)
         else:
@@ -342,7 +193,6 @@ class Trainer:
                 seed=config.seed,
             )
         self.optimizer = self._optimizer(config.lr)
-        self._writer = _tensorboard(self.output) if config.tensorboard else None
 
     def _parameters(self) -> list[Any]:
         params = [p for p in self.model.parameters() if p.requires_grad]
@@ -357,7 +207,164 @@ class Trainer:
             self._parameters(), lr=lr, weight_decay=self.config.weight_decay, foreach=True
         )
 
-    # --- rollouts ---------------------------------------------------------------------
+    def close(self) -> None:
+        """Stops the policy's workers (the model stays in memory)."""
+        close = getattr(self.policy, "close", None)
+        if close is not None:
+            close()
+
+    # --- the warm start ---------------------------------------------------------------
+
+    def warm_up(self, log: Callable[[dict[str, Any]], None]) -> None:
+        """Everything before RL: the warm start, the evaluation RL starts from, the reference.
+
+        Args:
+            log: Called with each warm-start step's record and the evaluation's.
+        """
+        if self.config.warmup_steps:
+            self.warm_start(log)
+        self.warm_done = True
+        self.warm_eval = {**self.evaluate(), **self.evaluate(greedy=True)}
+        log({"phase": "eval", "step": 0, **self.warm_eval})
+        if self.config.kl_coef:
+            self._make_reference()
+
+    def warm_start(
+        self, on_step: Callable[[dict[str, Any]], None] | None = None
+    ) -> list[dict[str, Any]]:
+        """Cross-entropy on oracle demonstrations, on sampled-token positions only."""
+        import torch
+        from palaestra.agents import OraclePolicy
+
+        config = self.config
+        demos = self.rollout(
+            self._seeds(config.warmup_tasks, 3),
+            1,
+            config.seed,
+            policy=OraclePolicy(self.formatter),
+            group_prefix="demo.",
+        )
+        demos = [e for e in demos if not e.mask and e.sampled_tokens]
+        if not demos:
+            raise RuntimeError(f"the oracle of {config.env_id} produced no usable demonstration")
+        optimizer = self._optimizer(config.warmup_lr)
+        batch = to_batch(demos, self.pad_id, self.device)
+        size = min(len(demos), config.micro_batch_size)
+        rows: list[int] = []
+        log = []
+        self.model.train()
+        for step in range(config.warmup_steps):
+            if len(rows) < size:
+                rows += list(self.rng.permutation(len(demos)))
+            chosen, rows = torch.as_tensor(rows[:size]), rows[size:]
+            part = select(batch, chosen)
+            logp, _, _ = forward(self.model, part, 1.0)
+            loss = -(logp * part["mask"]).sum() / part["mask"].sum().clamp(min=1.0)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            if config.max_grad_norm:
+                torch.nn.utils.clip_grad_norm_(self._parameters(), config.max_grad_norm)
+            optimizer.step()
+            log.append({"phase": "warmup", "step": step + 1, "sft_loss": float(loss.detach())})
+            if on_step is not None:
+                on_step(log[-1])
+        self.model.eval()
+        return log
+
+    def evaluate(self, greedy: bool = False) -> dict[str, float]:
+        """Held-out success and return on ``eval_tasks`` seeds never used in training.
+
+        Every evaluation plays the same seeds with the same sampling seed, so evaluations
+        differ only by the model.
+        """
+        config = self.config
+        if not config.eval_tasks:
+            return {}
+        seeds = [EVAL_SEED_BASE + i for i in range(config.eval_tasks)]
+        overrides = {}
+        if greedy:
+            from palaestra.agents import SamplingParams
+
+            overrides["sampling"] = SamplingParams(
+                temperature=0.0,
+                max_tokens=config.max_tokens,
+                stop=(config.stop,) if config.stop else (),
+            )
+        episodes = [
+            e
+            for e in self.rollout(seeds, 1, config.seed + 7, group_prefix="eval", **overrides)
+            if not e.mask
+        ]
+        prefix = "eval_greedy" if greedy else "eval"
+        if not episodes:
+            return {f"{prefix}_success": math.nan, f"{prefix}_return": math.nan}
+        return {
+            f"{prefix}_success": float(np.mean([bool(e.success) for e in episodes])),
+            f"{prefix}_return": float(np.mean([e.total_reward for e in episodes])),
+            f"{prefix}_turns": float(np.mean([e.num_turns for e in episodes])),
+        }
+
+    # --- one RL step ------------------------------------------------------------------
+
+    def rl_step(self) -> StepResult:
+        """Collect, prepare, update; returns the step's metrics and episodes."""
+        start = time.perf_counter()
+        episodes, stats = self.collect()
+        metrics: dict[str, Any] = {"phase": "rl", "step": self.step + 1, **stats}
+        if episodes:
+            metrics.update(episode_metrics(episodes))
+            batch = self.prepare(episodes)
+            metrics["shaped_return"] = float(batch["shaped_return"].mean())
+            if "old_logp" in batch:
+                gap = (batch["sampler_logp"] - batch["old_logp"]).abs() * batch["mask"]
+                metrics["sampler_logprob_gap"] = float(gap.max())
+            update_start = time.perf_counter()
+            metrics.update(self.update(batch))
+            metrics["update_seconds"] = time.perf_counter() - update_start
+            self._sync_rollout_weights()
+        self.step += 1
+        metrics["seconds"] = time.perf_counter() - start
+        metrics["tokens_per_second"] = stats.get("sampled_tokens", 0.0) / max(
+            metrics["seconds"], 1e-9
+        )
+        return StepResult(metrics, episodes)
+
+    def collect(self) -> tuple[list[Any], dict[str, float]]:
+        """One RL batch, masked episodes dropped.
+
+        With dynamic sampling, only groups whose returns differ are kept, refilled by up
+        to ``max_refills`` more rounds.
+        """
+        config = self.config
+        kept: list[Any] = []
+        stats = defaultdict(float)
+        for round_ in range(1 + (config.max_refills if config.dynamic_sampling else 0)):
+            missing = config.tasks_per_step - len({e.group_id for e in kept})
+            if missing <= 0:
+                break
+            seeds = self._seeds(missing, 2, self.step, round_)
+            start = time.perf_counter()
+            episodes = self.rollout(
+                seeds,
+                config.group_size,
+                _mix(config.seed, self.step, round_),
+                group_prefix=f"{self.step}.{round_}.",
+            )
+            stats["rollout_seconds"] += time.perf_counter() - start
+            stats["sampled_tokens"] += sum(e.sampled_tokens for e in episodes)
+            stats["episodes"] += len(episodes)
+            stats["masked"] += sum(e.mask for e in episodes)
+            good = [e for e in episodes if not e.mask]
+            if config.dynamic_sampling:
+                good, dropped = drop_constant_groups(good)
+                stats["dropped_groups"] += dropped
+            kept += good
+            stats["rounds"] = round_ + 1
+        if config.dynamic_sampling:
+            order = list(dict.fromkeys(e.group_id for e in kept))[: config.tasks_per_step]
+            keep = set(order)
+            kept = [e for e in kept if e.group_id in keep]
+        return kept, dict(stats)
 
     def rollout(
         self,
@@ -405,198 +412,38 @@ class Trainer:
         rng = np.random.default_rng(np.random.SeedSequence([self.config.seed, *key]))
         return [int(s) for s in rng.integers(0, EVAL_SEED_BASE, size=count)]
 
-    def evaluate(self, greedy: bool = False) -> dict[str, float]:
-        """Held-out success and return on ``eval_tasks`` seeds never used in training.
-
-        Every evaluation plays the same seeds with the same sampling seed, so evaluations
-        differ only by the model.
-        """
-        config = self.config
-        if not config.eval_tasks:
-            return {}
-        seeds = [EVAL_SEED_BASE + i for i in range(config.eval_tasks)]
-        overrides = {}
-        if greedy:
-            from palaestra.agents import SamplingParams
-
-            overrides["sampling"] = SamplingParams(
-                temperature=0.0,
-                max_tokens=config.max_tokens,
-                stop=(config.stop,) if config.stop else (),
-            )
-        episodes = [
-            e
-            for e in self.rollout(seeds, 1, config.seed + 7, group_prefix="eval", **overrides)
-            if not e.mask
-        ]
-        prefix = "eval_greedy" if greedy else "eval"
-        if not episodes:
-            return {f"{prefix}_success": math.nan, f"{prefix}_return": math.nan}
-        return {
-            f"{prefix}_success": float(np.mean([bool(e.success) for e in episodes])),
-            f"{prefix}_return": float(np.mean([e.total_reward for e in episodes])),
-            f"{prefix}_turns": float(np.mean([e.num_turns for e in episodes])),
-        }
-
-    def collect(self) -> tuple[list[Any], dict[str, float]]:
-        """One RL batch, masked episodes dropped.
-
-        With dynamic sampling, only groups whose returns differ are kept, refilled by up
-        to ``max_refills`` more rounds.
-        """
-        config = self.config
-        kept: list[Any] = []
-        stats = defaultdict(float)
-        for round_ in range(1 + (config.max_refills if config.dynamic_sampling else 0)):
-            missing = config.tasks_per_step - len({e.group_id for e in kept})
-            if missing <= 0:
-                break
-            seeds = self._seeds(missing, 2, self.step, round_)
-            start = time.perf_counter()
-            episodes = self.rollout(
-                seeds,
-                config.group_size,
-                _mix(config.seed, self.step, round_),
-                group_prefix=f"{self.step}.{round_}.",
-            )
-            stats["rollout_seconds"] += time.perf_counter() - start
-            stats["sampled_tokens"] += sum(e.sampled_tokens for e in episodes)
-            stats["episodes"] += len(episodes)
-            stats["masked"] += sum(e.mask for e in episodes)
-            good = [e for e in episodes if not e.mask]
-            if config.dynamic_sampling:
-                good, dropped = drop_constant_groups(good)
-                stats["dropped_groups"] += dropped
-            kept += good
-            stats["rounds"] = round_ + 1
-        if config.dynamic_sampling:
-            order = list(dict.fromkeys(e.group_id for e in kept))[: config.tasks_per_step]
-            keep = set(order)
-            kept = [e for e in kept if e.group_id in keep]
-        return kept, dict(stats)
-
-    # --- the supervised warm start ----------------------------------------------------
-
-    def warm_start(
-        self, on_step: Callable[[dict[str, Any]], None] | None = None
-    ) -> list[dict[str, Any]]:
-        """Cross-entropy on oracle demonstrations, on sampled-token positions only."""
-        import torch
-        from palaestra.agents import OraclePolicy
-
-        config = self.config
-        demos = self.rollout(
-            self._seeds(config.warmup_tasks, 3),
-            1,
-            config.seed,
-            policy=OraclePolicy(self.formatter),
-            group_prefix="demo.",
-        )
-        demos = [e for e in demos if not e.mask and e.sampled_tokens]
-        if not demos:
-            raise RuntimeError(f"the oracle of {config.env_id} produced no usable demonstration")
-        optimizer = self._optimizer(config.warmup_lr)
-        batch = to_batch(demos, self.pad_id, self.device)
-        size = min(len(demos), config.micro_batch_size)
-        rows: list[int] = []
-        log = []
-        self.model.train()
-        for step in range(config.warmup_steps):
-            if len(rows) < size:
-                rows += list(self.rng.permutation(len(demos)))
-            chosen, rows = torch.as_tensor(rows[:size]), rows[size:]
-            part = select(batch, chosen)
-            logp, _, _ = forward(self.model, part, 1.0)
-            loss = -(logp * part["mask"]).sum() / part["mask"].sum().clamp(min=1.0)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            if config.max_grad_norm:
-                torch.nn.utils.clip_grad_norm_(self._parameters(), config.max_grad_norm)
-            optimizer.step()
-            log.append({"phase": "warmup", "step": step + 1, "sft_loss": float(loss.detach())})
-            if on_step is not None:
-                on_step(log[-1])
-        self.model.eval()
-        return log
-
-    # --- one RL step ------------------------------------------------------------------
-
     def prepare(self, episodes: Sequence[Any]) -> dict[str, Any]:
-        """Tensors, old and reference log-probs, and token advantages of a batch."""
-        import torch
-        from palaestra.trainers.losses import kl_estimate
+        """A batch ready for `update` (see `batch` for its tensors).
 
+        Four jobs, in order: shape the turn rewards (`shaped_rewards`), recompute the old
+        and reference log-probs and the critic's values (`old_pass`), charge the KL to the
+        reference in the rewards when ``kl_in_reward`` (`kl_tokens`), and turn the rewards
+        into token ``advantages`` (plus ``returns`` for the critic). ``shaped_return`` ``[B]``
+        is each episode's return after shaping.
+        """
         config = self.config
         batch = to_batch(episodes, self.pad_id, self.device)
         width = batch["mask"].shape[1]
-        rewards = [list(e.turn_rewards) for e in episodes]
-        for r, episode in zip(rewards, episodes, strict=False):
-            for t, p in enumerate(
-                overlong_penalties(
-                    episode, config.max_tokens, config.overlong_buffer, config.overlong_penalty
-                )
-            ):
-                r[t] += p
-        self.model.eval()
-        old_logp, old_values, ref_logp = [], [], []
-        if self.needs_old_pass(len(episodes)):
-            with torch.no_grad():
-                for rows in torch.arange(len(episodes)).split(config.micro_batch_size):
-                    part = select(batch, rows)
-                    logp, _, values = forward(self.model, part, config.temperature, self.value_head)
-                    old_logp.append(_pad_to(logp, width))
-                    if values is not None:
-                        old_values.append(_pad_to(values, width))
-                    if self.reference is not None:
-                        ref, _, _ = forward(self.reference, part, config.temperature)
-                        ref_logp.append(_pad_to(ref, width))
-        # Without a separate pass (one epoch, one minibatch) the update takes the old
-        # log-probs from its own forward, detached: the same numbers, one pass fewer.
-        batch["old_logp"] = torch.cat(old_logp) if old_logp else None
-        batch["ref_logp"] = torch.cat(ref_logp) if ref_logp else None
-        kl_tokens = None
-        if batch["ref_logp"] is not None and config.kl_in_reward:
-            kl_tokens = (
-                (
-                    kl_estimate(batch["old_logp"], batch["ref_logp"], config.kl_estimator)
-                    * batch["mask"]
-                )
-                .cpu()
-                .numpy()
-            )
+        rewards = shaped_rewards(episodes, config)
+        batch.update(self.old_pass(batch))
+        kl = kl_tokens(batch, config)
         if config.estimator == "gae":
-            batch["old_values"] = torch.cat(old_values)
-            token_rewards = token_array(episodes, [[0.0] * len(r) for r in rewards], width)
-            for row, (episode, r) in enumerate(zip(episodes, rewards, strict=False)):
-                offset = len(episode.prompt_ids) - 1
-                spans = [(offset + s, offset + e) for s, e in episode.turn_spans]
-                token_rewards[row] = adv.rewards_on_last_tokens(r, spans, width)
-            if kl_tokens is not None:
-                token_rewards = token_rewards - config.kl_coef * kl_tokens
-            values = batch["old_values"].cpu().numpy()
             mask = batch["mask"].cpu().numpy()
-            advantages, returns = np.zeros_like(values), np.zeros_like(values)
-            for row in range(len(episodes)):
-                advantages[row], returns[row] = adv.gae_tokens(
-                    token_rewards[row], values[row], mask[row], config.gamma, config.gae_lambda
-                )
-            sampled = mask > 0
-            if sampled.sum() > 1:  # PPO's usual whitening of advantages over the batch
-                mean, std = advantages[sampled].mean(), advantages[sampled].std()
-                advantages = np.where(sampled, (advantages - mean) / (std + adv.EPS), 0.0)
-            batch["returns"] = torch.as_tensor(returns, dtype=torch.float32, device=self.device)
+            values = batch["old_values"].cpu().numpy()
+            advantages, returns = gae_advantages(episodes, rewards, values, mask, kl, config)
+            batch["returns"] = self._tensor(returns)
         else:
-            if kl_tokens is not None:
-                for row, (episode, r) in enumerate(zip(episodes, rewards, strict=False)):
-                    offset = len(episode.prompt_ids) - 1
-                    for t, (s, e) in enumerate(episode.turn_spans):
-                        r[t] -= config.kl_coef * float(
-                            kl_tokens[row, offset + s : offset + e].sum()
-                        )
+            if kl is not None:
+                rewards = charge_kl_to_turns(episodes, rewards, kl, config.kl_coef)
             advantages = token_array(episodes, turn_advantages(episodes, rewards, config), width)
-        batch["advantages"] = torch.as_tensor(advantages, dtype=torch.float32, device=self.device)
-        batch["shaped_return"] = float(np.mean([sum(r) for r in rewards]))
+        batch["advantages"] = self._tensor(advantages)
+        batch["shaped_return"] = self._tensor([sum(r) for r in rewards])
         return batch
+
+    def _tensor(self, values: Any) -> Any:
+        import torch
+
+        return torch.as_tensor(np.asarray(values), dtype=torch.float32, device=self.device)
 
     def needs_old_pass(self, size: int) -> bool:
         """Whether old log-probs need their own forward pass before the update.
@@ -608,81 +455,60 @@ class Trainer:
         several = config.epochs > 1 or 0 < config.minibatch_size < size
         return several or self.value_head is not None or self.reference is not None
 
-    def update(self, batch: dict[str, Any]) -> dict[str, float]:
-        """``epochs`` passes of minibatch steps over a prepared batch; returns mean stats."""
+    def old_pass(self, batch: dict[str, Any]) -> dict[str, Any]:
+        """``old_logp``, ``old_values`` and ``ref_logp`` of a batch, when `needs_old_pass`.
+
+        Without a separate pass (one epoch, one minibatch) the update takes the old
+        log-probs from its own forward, detached: the same numbers, one pass fewer; the
+        result is then empty.
+        """
         import torch
-        from palaestra.trainers import losses
+
+        config = self.config
+        size, width = batch["mask"].shape
+        if not self.needs_old_pass(size):
+            return {}
+        parts: dict[str, list[Any]] = defaultdict(list)
+        self.model.eval()
+        with torch.no_grad():
+            for rows in torch.arange(size).split(config.micro_batch_size):
+                part = select(batch, rows)
+                logp, _, values = forward(self.model, part, config.temperature, self.value_head)
+                parts["old_logp"].append(pad_to(logp, width))
+                if values is not None:
+                    parts["old_values"].append(pad_to(values, width))
+                if self.reference is not None:
+                    ref, _, _ = forward(self.reference, part, config.temperature)
+                    parts["ref_logp"].append(pad_to(ref, width))
+        return {key: torch.cat(chunks) for key, chunks in parts.items()}
+
+    def update(self, batch: dict[str, Any]) -> dict[str, float]:
+        """``epochs`` passes of minibatch steps over a prepared batch; returns mean stats.
+
+        A minibatch is one optimiser step; its micro-batches accumulate gradients, each
+        weighted by its share of the minibatch's tokens (``token_mean``) or episodes.
+        """
+        import torch
 
         config = self.config
         size = len(batch["input_ids"])
-        minibatch = config.minibatch_size or size
         totals: dict[str, list[float]] = defaultdict(list)
         first_minibatch = True
-        # Dr.GRPO's constant divisor: the most tokens an episode may sample.
-        constant = float(config.max_tokens * (config.max_turns or 1))
         self.model.train()
         for _ in range(config.epochs):
             order = torch.as_tensor(self.rng.permutation(size))
-            for mb_rows in order.split(minibatch):
+            for mb_rows in order.split(config.minibatch_size or size):
                 mb_tokens = float(batch["mask"][mb_rows].sum().clamp(min=1.0))
                 self.optimizer.zero_grad(set_to_none=True)
                 for rows in mb_rows.split(config.micro_batch_size):
                     part = select(batch, rows)
-                    logp, logits, values = forward(
-                        self.model, part, config.temperature, self.value_head
-                    )
-                    mask = part["mask"]
-                    old = part["old_logp"] if "old_logp" in part else logp.detach()
-                    if first_minibatch:  # before any step the ratio must be 1
-                        error = ((logp.detach() - old).exp() - 1.0).abs() * mask
-                        totals["first_minibatch_ratio_error"].append(float(error.max()))
-                    if "old_logp" not in part:
-                        gap = (part["sampler_logp"] - old).abs() * mask
-                        totals["sampler_logprob_gap"].append(float(gap.max()))
-                    weight = (
-                        float(mask.sum()) / mb_tokens
-                        if config.aggregation == "token_mean"
-                        else len(rows) / len(mb_rows)
-                    )
-                    loss, stats = losses.clipped_surrogate(
-                        logp, old, part["advantages"], mask,
-                        clip_low=config.clip_low, clip_high=config.clip_high,
-                        dual_clip=config.dual_clip or None, level=config.ratio_level,
-                        aggregation=config.aggregation, constant=constant,
-                    )  # fmt: skip
-                    totals["policy_loss"].append(float(loss.detach()))
-                    totals["clip_fraction"].append(stats.clip_fraction)
-                    totals["ratio_mean"].append(stats.ratio_mean)
-                    totals["ratio_max"].append(stats.ratio_max)
-                    with torch.no_grad():
-                        totals["kl_old"].append(
-                            float(losses.aggregate(losses.kl_estimate(logp, old, "k3"), mask))
-                        )
-                    if part.get("ref_logp") is not None:
-                        kl = losses.aggregate(
-                            losses.kl_estimate(logp, part["ref_logp"], config.kl_estimator),
-                            mask,
-                            config.aggregation,
-                            float(config.max_tokens),
-                        )
-                        totals["kl_ref"].append(float(kl.detach()))
-                        if not config.kl_in_reward:
-                            loss = loss + config.kl_coef * kl
-                    with torch.set_grad_enabled(bool(config.entropy_coef)):
-                        entropy = losses.entropy(logits[None], torch.ones_like(logits[None, :, 0]))
-                    totals["entropy"].append(float(entropy.detach()))
-                    if config.entropy_coef:
-                        loss = loss - config.entropy_coef * entropy
-                    if values is not None:
-                        v_loss = losses.value_loss(
-                            values,
-                            part["old_values"],
-                            part["returns"],
-                            mask,
-                            config.value_clip or None,
-                        )
-                        totals["value_loss"].append(float(v_loss.detach()))
-                        loss = loss + config.value_coef * v_loss
+                    loss, stats = self.loss(part, first_minibatch)
+                    for name, value in stats.items():
+                        totals[name].append(value)
+                    if config.aggregation == "token_mean":
+                        weight = float(part["mask"].sum()) / mb_tokens
+                    else:
+                        weight = len(rows) / len(mb_rows)
                     (loss * weight).backward()
                 if config.max_grad_norm:
                     norm = torch.nn.utils.clip_grad_norm_(self._parameters(), config.max_grad_norm)
@@ -696,29 +522,56 @@ class Trainer:
                 out[name] = float(np.max(totals[name]))
         return out
 
-    def rl_step(self) -> dict[str, Any]:
-        """Collect, prepare, update; returns the step's metrics."""
-        start = time.perf_counter()
-        episodes, stats = self.collect()
-        metrics: dict[str, Any] = {"phase": "rl", "step": self.step + 1, **stats}
-        if episodes:
-            metrics.update(episode_metrics(episodes))
-            batch = self.prepare(episodes)
-            metrics["shaped_return"] = batch["shaped_return"]
-            if batch["old_logp"] is not None:
-                gap = (batch["sampler_logp"] - batch["old_logp"]).abs() * batch["mask"]
-                metrics["sampler_logprob_gap"] = float(gap.max())
-            update_start = time.perf_counter()
-            metrics.update(self.update(batch))
-            metrics["update_seconds"] = time.perf_counter() - update_start
-            self._sync_rollout_weights()
-        self.step += 1
-        metrics["seconds"] = time.perf_counter() - start
-        metrics["tokens_per_second"] = stats.get("sampled_tokens", 0.0) / max(
-            metrics["seconds"], 1e-9
+    def loss(self, part: dict[str, Any], first_minibatch: bool) -> tuple[Any, dict[str, float]]:
+        """One micro-batch's loss (surrogate, KL, entropy and value terms) and statistics."""
+        import torch
+        from palaestra.trainers import losses
+
+        config = self.config
+        logp, logits, values = forward(self.model, part, config.temperature, self.value_head)
+        mask = part["mask"]
+        old = part["old_logp"] if "old_logp" in part else logp.detach()
+        stats: dict[str, float] = {}
+        if first_minibatch:  # before any step the ratio must be 1
+            error = ((logp.detach() - old).exp() - 1.0).abs() * mask
+            stats["first_minibatch_ratio_error"] = float(error.max())
+        if "old_logp" not in part:
+            stats["sampler_logprob_gap"] = float(((part["sampler_logp"] - old).abs() * mask).max())
+        loss, surrogate = losses.clipped_surrogate(
+            logp, old, part["advantages"], mask,
+            clip_low=config.clip_low, clip_high=config.clip_high,
+            dual_clip=config.dual_clip or None, level=config.ratio_level,
+            aggregation=config.aggregation,
+            # Dr.GRPO's constant divisor: the most tokens an episode may sample.
+            constant=float(config.max_tokens * (config.max_turns or 1)),
+        )  # fmt: skip
+        stats.update(
+            policy_loss=float(loss.detach()),
+            clip_fraction=surrogate.clip_fraction,
+            ratio_mean=surrogate.ratio_mean,
+            ratio_max=surrogate.ratio_max,
         )
-        metrics["_episodes"] = episodes
-        return metrics
+        with torch.no_grad():
+            stats["kl_old"] = float(losses.aggregate(losses.kl_estimate(logp, old, "k3"), mask))
+        if "ref_logp" in part:
+            kl = losses.aggregate(
+                losses.kl_estimate(logp, part["ref_logp"], config.kl_estimator),
+                mask, config.aggregation, float(config.max_tokens),
+            )  # fmt: skip
+            stats["kl_ref"] = float(kl.detach())
+            if not config.kl_in_reward:
+                loss = loss + config.kl_coef * kl
+        with torch.set_grad_enabled(bool(config.entropy_coef)):
+            entropy = losses.entropy(logits[None], torch.ones_like(logits[None, :, 0]))
+        stats["entropy"] = float(entropy.detach())
+        if config.entropy_coef:
+            loss = loss - config.entropy_coef * entropy
+        if values is not None:
+            clip = config.value_clip or None
+            v_loss = losses.value_loss(values, part["old_values"], part["returns"], mask, clip)
+            stats["value_loss"] = float(v_loss.detach())
+            loss = loss + config.value_coef * v_loss
+        return loss, stats
 
     def _sync_rollout_weights(self) -> None:
         if self.config.rollout_backend == "vllm":
@@ -784,16 +637,7 @@ class Trainer:
             p.requires_grad_(False)
 
 
-def checkpoints(output: Path) -> list[Path]:
-    """The run's complete checkpoints, oldest first."""
-    folder = Path(output) / CHECKPOINTS
-    if not folder.is_dir():
-        return []
-    return sorted(
-        p
-        for p in folder.iterdir()
-        if p.is_dir() and p.name.startswith("step-") and not p.name.endswith(".partial")
-    )
+# --- the pieces of a step -----------------------------------------------------------------
 
 
 def drop_constant_groups(episodes: Sequence[Any]) -> tuple[list[Any], int]:
@@ -825,21 +669,157 @@ def episode_metrics(episodes: Sequence[Any]) -> dict[str, float]:
     return out
 
 
-def _pad_to(tensor: Any, width: int) -> Any:
-    import torch
+def overlong_penalties(episode: Any, max_tokens: int, buffer: int, penalty: float) -> list[float]:
+    """DAPO's soft overlong penalty of each turn.
 
-    return torch.nn.functional.pad(tensor, (0, width - tensor.shape[1]))
+    0 up to ``max_tokens - buffer`` sampled tokens, then growing linearly to ``-penalty``
+    at ``max_tokens``.
+    """
+    if buffer <= 0:
+        return [0.0] * episode.num_turns
+    out = []
+    for start, end in episode.turn_spans:
+        length = sum(episode.loss_mask[start:end])
+        excess = (length - (max_tokens - buffer)) / buffer
+        out.append(-penalty * min(max(excess, 0.0), 1.0))
+    return out
+
+
+def shaped_rewards(episodes: Sequence[Any], config: TrainConfig) -> list[list[float]]:
+    """Each episode's turn rewards plus its overlong penalties."""
+    shape = config.max_tokens, config.overlong_buffer, config.overlong_penalty
+    return [
+        [r + p for r, p in zip(e.turn_rewards, overlong_penalties(e, *shape), strict=True)]
+        for e in episodes
+    ]
+
+
+def kl_tokens(batch: dict[str, Any], config: TrainConfig) -> np.ndarray | None:
+    """The per-token KL to the reference ``[B, L-1]`` (0 off the mask), or None.
+
+    None unless the KL is charged in the rewards (``kl_in_reward``, with a reference model).
+    """
+    if "ref_logp" not in batch or not config.kl_in_reward:
+        return None
+    from palaestra.trainers.losses import kl_estimate
+
+    kl = kl_estimate(batch["old_logp"], batch["ref_logp"], config.kl_estimator) * batch["mask"]
+    return kl.cpu().numpy()
+
+
+def charge_kl_to_turns(
+    episodes: Sequence[Any], rewards: Sequence[Sequence[float]], kl: np.ndarray, coef: float
+) -> list[list[float]]:
+    """Turn rewards less ``coef`` times the KL summed over each turn's sampled tokens."""
+    return [
+        [
+            r - coef * float(kl[row, start:end].sum())
+            for r, (start, end) in zip(turn_rewards, token_spans(episode), strict=True)
+        ]
+        for row, (episode, turn_rewards) in enumerate(zip(episodes, rewards, strict=True))
+    ]
+
+
+def turn_advantages(
+    episodes: Sequence[Any], rewards: Sequence[Sequence[float]], config: TrainConfig
+) -> list[np.ndarray]:
+    """Each episode's turn advantages under ``config.estimator`` (all but ``gae``)."""
+    groups = [e.group_id for e in episodes]
+    name, std = config.estimator, config.advantage_std
+    if name in ("grpo", "drgrpo", "rloo"):
+        totals = [float(np.sum(r)) for r in rewards]
+        per_episode = adv.group_advantages(totals, groups, name, std=std)
+        return [np.full(len(r), a) for r, a in zip(rewards, per_episode, strict=True)]
+    if name == "rebn":
+        return adv.turn_advantages(rewards, config.gamma, "batch", std=std)
+    if name == "turn_group":
+        return adv.turn_advantages(rewards, config.gamma, "group", groups, std=std)
+    if name == "gigpo":
+        keys = [[_state_key(k) for k in e.state_keys] for e in episodes]
+        return adv.gigpo_advantages(rewards, keys, groups, config.gamma, std=std)
+    raise ValueError(f"turn_advantages does not compute {name!r}")
+
+
+def _state_key(key: Any) -> Any:
+    if isinstance(key, list):
+        return tuple(_state_key(k) for k in key)
+    return key
+
+
+def gae_advantages(
+    episodes: Sequence[Any],
+    rewards: Sequence[Sequence[float]],
+    values: np.ndarray,
+    mask: np.ndarray,
+    kl: np.ndarray | None,
+    config: TrainConfig,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Token-level GAE over the critic's old values, whitened over the batch's sampled tokens.
+
+    Each turn's reward sits on its last sampled token, less ``kl_coef`` times each token's
+    KL when it is charged in the reward.
+
+    Returns:
+        ``(advantages, returns)``, each ``[B, L-1]``.
+    """
+    token_rewards = np.zeros(mask.shape, dtype=np.float32)
+    for row, (episode, turn_rewards) in enumerate(zip(episodes, rewards, strict=True)):
+        spans = token_spans(episode)
+        token_rewards[row] = adv.rewards_on_last_tokens(turn_rewards, spans, mask.shape[1])
+    if kl is not None:
+        token_rewards = token_rewards - config.kl_coef * kl
+    advantages, returns = np.zeros_like(values), np.zeros_like(values)
+    for row in range(len(episodes)):
+        advantages[row], returns[row] = adv.gae_tokens(
+            token_rewards[row], values[row], mask[row], config.gamma, config.gae_lambda
+        )
+    return adv.whiten(advantages, mask, config.advantage_std), returns
 
 
 def _mix(*key: int) -> int:
     return int(np.random.SeedSequence(list(key)).generate_state(1)[0])
 
 
-def _tensorboard(output: Path) -> Any:
-    require("tensorboard", "tensorboard", "TensorBoard logging (pip install tensorboard)")
-    from torch.utils.tensorboard import SummaryWriter
+# --- the model ----------------------------------------------------------------------------
 
-    return SummaryWriter(str(output / "tensorboard"))
+TOKENIZER_ENVS = ("Arithmetic-v0", "Calculator-v0", "GuessNumber-v0")
+"""Envs whose oracle episodes (with the env being trained) make the tiny tokenizer's corpus."""
+
+
+def load_model(config: TrainConfig) -> tuple[Any, Any]:
+    """The tokenizer and causal LM named by ``config.model`` (the tiny pair when empty)."""
+    require("torch", "torch", "the trainer")
+    if not config.model:
+        from palaestra.agents.tiny import TinyTokenizerConfig, tiny_model, tiny_tokenizer
+
+        # The tokenizer learns from the exemplars and the env being trained, not from the
+        # whole registry, so a new env elsewhere does not change what the demo learns.
+        corpus_envs = tuple(sorted({*TOKENIZER_ENVS, config.env_id}))
+        tokenizer = tiny_tokenizer(TinyTokenizerConfig(env_ids=corpus_envs))
+        return tokenizer, tiny_model(tokenizer)
+    transformers = require("transformers", "torch", "the trainer")
+    path = os.path.expanduser(config.model)
+    if os.path.isdir(path) and os.path.isdir(os.path.join(path, "model")):
+        path = os.path.join(path, "model")  # a checkpoint folder of ours
+    tokenizer_path = path
+    sibling = os.path.join(os.path.dirname(path), "tokenizer")
+    if os.path.isdir(sibling):
+        tokenizer_path = sibling
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_path)
+        model = transformers.AutoModelForCausalLM.from_pretrained(path)
+    except OSError as e:
+        raise ValueError(f"cannot load a model from {config.model!r}: {e}") from e
+    return tokenizer, model
+
+
+def make_value_head(model: Any) -> Any:
+    """A linear value head on the model's last hidden state (zero-initialised)."""
+    torch = require("torch", "torch", "the trainer")
+    head = torch.nn.Linear(model.config.hidden_size, 1)
+    torch.nn.init.zeros_(head.weight)
+    torch.nn.init.zeros_(head.bias)
+    return head.to(next(model.parameters()).device)
 
 
 def _vllm_policy(config: TrainConfig, model: Any, output: Path) -> Any:
@@ -856,102 +836,3 @@ def _vllm_policy(config: TrainConfig, model: Any, output: Path) -> Any:
         logprobs_mode="processed_logprobs",
         enable_prefix_caching=True,
     )
-
-
-# --- the loop ---------------------------------------------------------------------------------
-
-
-def _log(handle: Any, writer: Any, record: dict[str, Any]) -> None:
-    handle.write(json.dumps(record, default=float) + "\n")
-    handle.flush()
-    if writer is not None:
-        step = record.get("step", 0)
-        for key, value in record.items():
-            if isinstance(value, (int, float)) and key != "step":
-                writer.add_scalar(f"{record.get('phase', 'run')}/{key}", value, step)
-
-
-def train(
-    config: TrainConfig,
-    *,
-    model: Any = None,
-    tokenizer: Any = None,
-    on_step: Callable[[dict[str, Any]], None] | None = None,
-) -> TrainResult:
-    """Runs the warm start (if any) and the RL steps; see the module docstring.
-
-    Args:
-        config: The run.
-        model: Train this model instead of loading ``config.model``.
-        tokenizer: Its tokenizer (with ``model``).
-        on_step: Called with each step's metrics (warm-start and RL), e.g. a progress bar.
-
-    Returns:
-        The `TrainResult` (evaluations, the metrics of each RL step, file paths).
-    """
-    started = time.perf_counter()
-    trainer = Trainer(config, model=model, tokenizer=tokenizer)
-    output = trainer.output
-    found = checkpoints(output) if config.resume else []
-    if found:
-        trainer.load(found[-1])
-    elif (output / "metrics.jsonl").exists():
-        (output / "metrics.jsonl").unlink()
-        (output / "episodes.jsonl").unlink(missing_ok=True)
-    (output / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
-    history: list[dict[str, Any]] = []
-    with open(output / "metrics.jsonl", "a", encoding="utf-8") as log:
-        if not trainer.warm_done:
-            if config.warmup_steps:
-                for record in trainer.warm_start(on_step):
-                    _log(log, trainer._writer, record)
-            trainer.warm_done = True
-            trainer.warm_eval = {**trainer.evaluate(), **trainer.evaluate(greedy=True)}
-            _log(log, trainer._writer, {"phase": "eval", "step": 0, **trainer.warm_eval})
-            if on_step:
-                on_step({"phase": "eval", "step": 0, **trainer.warm_eval})
-            if config.kl_coef:
-                trainer._make_reference()
-        while trainer.step < config.steps:
-            record = trainer.rl_step()
-            episodes = record.pop("_episodes")
-            if config.save_episodes:
-                _append_episodes(output / "episodes.jsonl", episodes)
-            if (
-                config.eval_every
-                and trainer.step % config.eval_every == 0
-                and trainer.step < config.steps
-            ):
-                record.update(trainer.evaluate())
-            history.append(record)
-            _log(log, trainer._writer, record)
-            if on_step:
-                on_step(record)
-            if config.checkpoint_every and trainer.step % config.checkpoint_every == 0:
-                trainer.save()
-        final = {**trainer.evaluate(), **trainer.evaluate(greedy=True)}
-        _log(log, trainer._writer, {"phase": "eval", "step": trainer.step, **final})
-        if on_step:
-            on_step({"phase": "eval", "step": trainer.step, **final})
-    trainer.save()
-    if trainer._writer is not None:
-        trainer._writer.close()
-    curve = None
-    if config.plot:
-        from palaestra.trainers.plot import plot_run
-
-        curve = str(plot_run(output / "metrics.jsonl", output / "reward_curve.png"))
-    close = getattr(trainer.policy, "close", None)
-    if close is not None:
-        close()
-    return TrainResult(
-        str(output), trainer.warm_eval, final, history, time.perf_counter() - started, curve
-    )
-
-
-def _append_episodes(path: Path, episodes: Sequence[Any]) -> None:
-    if not episodes:
-        return
-    with open(path, "a", encoding="utf-8") as handle:
-        for episode in episodes:
-            handle.write(json.dumps(episode.to_dict(), ensure_ascii=False, default=repr) + "\n")

@@ -1,8 +1,15 @@
 """Losses: small pure functions of log-probs, advantages and a loss mask.
 
 Shapes: ``[batch, tokens]`` tensors; ``mask`` is 1 on tokens the policy sampled and 0 on
-everything else (prompt, env and tool text, padding). Every loss multiplies by the mask
-before aggregating, so masked positions get exactly zero gradient.
+everything else (prompt, env and tool text, padding). Every loss selects the sampled
+positions before aggregating, so masked positions get exactly zero gradient (a select, not
+a product with the mask: an infinite log-prob at a masked position would make a product NaN).
+
+The clipped surrogate and the k3 KL cannot overflow: the log-ratio is clamped to
+``±LOG_RATIO_CLAMP`` before ``exp`` and the k3 estimate to ``±K3_CLAMP``, as verl does, so a
+token whose log-prob moved by thousands (a bad sample, a reference model far from the
+policy) gives a large but finite loss and finite gradients. Within those bounds the clamps
+change nothing.
 
 * `clipped_surrogate`: PPO's clipped objective with asymmetric clip (clip-higher) and
   dual clip; GSPO's sequence-level ratio with ``level="sequence"``.
@@ -21,6 +28,12 @@ import torch
 
 Aggregation = Literal["token_mean", "seq_mean_token_mean", "seq_sum_const"]
 
+LOG_RATIO_CLAMP = 20.0
+"""Bound of a log-ratio before ``exp`` (``e^20`` is about 5e8: finite, and far past any clip)."""
+
+K3_CLAMP = 10.0
+"""Bound of the per-token k3 KL estimate."""
+
 
 def aggregate(
     per_token: torch.Tensor,
@@ -38,8 +51,9 @@ def aggregate(
             divided by ``constant``, e.g. the max generation length, then mean: Dr.GRPO).
         constant: The divisor for ``seq_sum_const``.
     """
-    mask = mask.to(per_token.dtype)
-    masked = per_token * mask
+    sampled = mask > 0
+    masked = torch.where(sampled, per_token, torch.zeros_like(per_token))
+    mask = sampled.to(per_token.dtype)
     if mode == "token_mean":
         return masked.sum() / mask.sum().clamp(min=1.0)
     if mode == "seq_mean_token_mean":
@@ -80,8 +94,9 @@ def clipped_surrogate(
 ) -> tuple[torch.Tensor, SurrogateStats]:
     """The clipped policy-gradient loss (to minimise).
 
-    ``ratio = exp(logp - old_logp)``; the loss is ``-min(ratio * A, clip(ratio, 1 - low,
-    1 + high) * A)``, so beyond the clip in the direction of the advantage the gradient is 0.
+    ``ratio = exp(logp - old_logp)``, the log-ratio clamped to ``±LOG_RATIO_CLAMP``; the loss
+    is ``-min(ratio * A, clip(ratio, 1 - low, 1 + high) * A)``, so beyond the clip in the
+    direction of the advantage the gradient is 0.
     With ``dual_clip = c`` (> 1), negative-advantage tokens are also bounded by ``-c * A``.
     ``level="sequence"`` uses GSPO's ratio: ``exp(mean of token log-ratios)`` per sequence,
     shared by the sequence's tokens.
@@ -98,37 +113,45 @@ def clipped_surrogate(
         aggregation: How token terms become one loss; see `aggregate`.
         constant: The divisor of ``seq_sum_const`` aggregation; see `aggregate`.
     """
-    mask_f = mask.to(logp.dtype)
-    log_ratio = (logp - old_logp) * mask_f
-    if level == "sequence":
-        per_sequence = log_ratio.sum(-1) / mask_f.sum(-1).clamp(min=1.0)
-        # The sequence ratio's value, with each token's gradient flowing through its own log-prob.
-        log_ratio = (per_sequence.detach()[:, None] + logp - logp.detach()) * mask_f
-    elif level != "token":
+    if level not in ("token", "sequence"):
         raise ValueError(f"level must be 'token' or 'sequence', got {level!r}")
-    ratio = torch.exp(log_ratio)
+    if dual_clip is not None and dual_clip <= 1.0:
+        raise ValueError(f"dual_clip must be > 1, got {dual_clip}")
+    sampled = mask > 0
+    log_ratio = _log_ratio(logp, old_logp, sampled, level)
+    ratio = torch.exp(log_ratio.clamp(-LOG_RATIO_CLAMP, LOG_RATIO_CLAMP))
     unclipped = ratio * advantages
     clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * advantages
     objective = torch.minimum(unclipped, clipped)
     dual_hits = torch.zeros_like(objective, dtype=torch.bool)
     if dual_clip is not None:
-        if dual_clip <= 1.0:
-            raise ValueError(f"dual_clip must be > 1, got {dual_clip}")
         bound = dual_clip * advantages
         dual_hits = (advantages < 0) & (objective < bound)
         objective = torch.where(advantages < 0, torch.maximum(objective, bound), objective)
     loss = aggregate(-objective, mask, aggregation, constant)
     with torch.no_grad():
-        sampled = mask > 0
         clipped_any = (unclipped != clipped) & sampled
         count = sampled.sum().clamp(min=1)
         stats = SurrogateStats(
             clip_fraction=float(clipped_any.sum() / count),
-            ratio_mean=float((ratio * mask_f).sum() / count),
+            ratio_mean=float((ratio * sampled).sum() / count),
             ratio_max=float(ratio[sampled].max()) if sampled.any() else 1.0,
             dual_clip_fraction=float((dual_hits & sampled).sum() / count),
         )
     return loss, stats
+
+
+def _log_ratio(
+    logp: torch.Tensor, old_logp: torch.Tensor, sampled: torch.Tensor, level: str
+) -> torch.Tensor:
+    """``logp - old_logp`` per token, or (GSPO) its sequence mean on each token; 0 off the mask."""
+    zeros = torch.zeros_like(logp)
+    log_ratio = torch.where(sampled, logp - old_logp, zeros)
+    if level == "token":
+        return log_ratio
+    per_sequence = log_ratio.sum(-1) / sampled.sum(-1).clamp(min=1).to(logp.dtype)
+    # The sequence ratio's value, with each token's gradient flowing through its own log-prob.
+    return torch.where(sampled, per_sequence.detach()[:, None] + logp - logp.detach(), zeros)
 
 
 def kl_estimate(
@@ -137,7 +160,9 @@ def kl_estimate(
     """Per-token estimates of KL(policy || reference) from sampled tokens.
 
     With ``log_r = ref_logp - logp``: k1 = ``-log_r``; k2 = ``log_r ** 2 / 2``;
-    k3 = ``exp(log_r) - 1 - log_r`` (non-negative, zero only when the log-probs agree).
+    k3 = ``exp(log_r) - 1 - log_r`` (non-negative, zero only when the log-probs agree), with
+    ``log_r`` clamped to ``±LOG_RATIO_CLAMP`` before ``exp`` and the estimate to
+    ``±K3_CLAMP`` (verl's ``low_var_kl``), so it stays finite however far apart the two are.
     """
     log_r = ref_logp - logp
     if kind == "k1":
@@ -145,7 +170,8 @@ def kl_estimate(
     if kind == "k2":
         return 0.5 * log_r**2
     if kind == "k3":
-        return torch.exp(log_r) - 1.0 - log_r
+        log_r = log_r.clamp(-LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)
+        return (torch.exp(log_r) - 1.0 - log_r).clamp(-K3_CLAMP, K3_CLAMP)
     raise ValueError(f"kind must be k1, k2 or k3, got {kind!r}")
 
 

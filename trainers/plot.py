@@ -1,9 +1,11 @@
 """The reward curve of a run, as a PNG: with matplotlib when installed, else a small writer.
 
 `plot_run` reads ``metrics.jsonl`` and draws the mean training reward and success per RL
-step, with the held-out success of each evaluation as points. The fallback writer needs
-only the standard library (``zlib``): lines on a white canvas, no text, so the core never
-requires matplotlib.
+step, with the held-out success of each evaluation as points, under a title that names the
+run (`run_title`: env, algorithm, estimator). The fallback writer needs only the standard
+library (``zlib``): lines on a white canvas, no text, so the core never requires
+matplotlib; the title then travels as the PNG's ``Title`` text chunk (matplotlib's PNGs
+carry it there too).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from palaestra.trainers.config import TrainConfig
 
 Series = tuple[str, Sequence[float], Sequence[float]]
 
@@ -42,6 +46,13 @@ def run_series(records: Sequence[dict[str, Any]]) -> list[Series]:
     return [s for s in series if s[1]]
 
 
+def run_title(config: TrainConfig) -> str:
+    """The curve's title: env (with its arguments), algorithm and advantage estimator."""
+    arguments = ", ".join(f"{k}={v!r}" for k, v in sorted((config.env_kwargs or {}).items()))
+    env = f"{config.env_id} ({arguments})" if arguments else config.env_id
+    return f"{env}: {config.algorithm}, {config.estimator} advantages"
+
+
 def plot_run(metrics: str | Path, target: str | Path, title: str | None = None) -> Path:
     """Draws a run's curve into ``target`` (PNG) and returns its path."""
     series = run_series(read_metrics(metrics))
@@ -49,7 +60,7 @@ def plot_run(metrics: str | Path, target: str | Path, title: str | None = None) 
     try:
         import matplotlib
     except ImportError:
-        write_png(target, *render_lines(series))
+        write_png(target, *render_lines(series), title=title)
         return target
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -63,9 +74,9 @@ def plot_run(metrics: str | Path, target: str | Path, title: str | None = None) 
     axis.grid(alpha=0.3)
     axis.legend(loc="lower right")
     if title:
-        axis.set_title(title)
+        axis.set_title(title, fontsize=10)
     figure.tight_layout()
-    figure.savefig(target)
+    figure.savefig(target, metadata={"Title": title} if title else None)
     plt.close(figure)
     return target
 
@@ -115,8 +126,14 @@ def render_lines(
     return width, height, pixels
 
 
-def write_png(path: str | Path, width: int, height: int, pixels: bytes | bytearray) -> None:
-    """Writes 8-bit RGB ``pixels`` (row-major) as a PNG file."""
+def write_png(
+    path: str | Path,
+    width: int,
+    height: int,
+    pixels: bytes | bytearray,
+    title: str | None = None,
+) -> None:
+    """Writes 8-bit RGB ``pixels`` (row-major) as a PNG file, with ``title`` as its Title."""
     if len(pixels) != width * height * 3:
         raise ValueError(f"expected {width * height * 3} bytes of RGB pixels, got {len(pixels)}")
     rows = b"".join(
@@ -130,5 +147,8 @@ def write_png(path: str | Path, width: int, height: int, pixels: bytes | bytearr
         )
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 9))
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+    if title:  # tEXt is Latin-1; iTXt (uncompressed, no language) holds any text
+        data += chunk(b"iTXt", b"Title\x00\x00\x00\x00\x00" + title.encode("utf-8"))
+    data += chunk(b"IDAT", zlib.compress(rows, 9))
     Path(path).write_bytes(data + chunk(b"IEND", b""))

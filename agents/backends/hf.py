@@ -25,6 +25,8 @@ changes what the policy samples next (do not step the optimizer during a rollout
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -173,9 +175,9 @@ class HFPolicy:
                 input_ids=input_ids,
                 attention_mask=attention,
                 position_ids=positions,
-                past_key_values=cache,
                 use_cache=True,
                 logits_to_keep=1,
+                **cache_argument(self.model, cache),
             )
             logits = out.logits[:, -1, :].float()
             if len(prompts) < batch:
@@ -231,8 +233,8 @@ class HFPolicy:
                     input_ids=next_ids,
                     attention_mask=attention,
                     position_ids=last_position,
-                    past_key_values=cache,
                     use_cache=True,
+                    **cache_argument(self.model, cache),
                 )
                 logits = out.logits[:, -1, :].float()
         return [c for c in done if c is not None]
@@ -332,6 +334,21 @@ class _Sampler:
             drawn = torch.searchsorted(cdf, uniform[index] * cdf[:, -1:], right=True)
             chosen[index] = drawn.clamp(max=cdf.shape[-1] - 1).view(-1)
         return chosen, logp.gather(1, chosen.view(-1, 1)).view(-1)
+
+
+def cache_argument(model: Any, cache: Any) -> dict[str, Any]:
+    """The keyword argument that hands ``model`` a KV cache to fill and read.
+
+    transformers renamed ``past_key_values`` to ``cache`` (the old name warns on every call
+    and is going away); the model's own ``forward`` says which name it takes.
+    """
+    return {_cache_keyword(type(model)): cache}
+
+
+@functools.cache
+def _cache_keyword(model_class: type) -> str:
+    parameters = inspect.signature(model_class.forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
 
 
 def token_logprobs(

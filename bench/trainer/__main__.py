@@ -62,7 +62,7 @@ def bench_ours(args, model, tokenizer) -> dict:
         walls, cpus, tokens = [], [], []
         for _ in range(args.steps):
             wall, cpu = time.perf_counter(), time.process_time()
-            record = trainer.rl_step()
+            record = trainer.rl_step().metrics
             cpus.append(time.process_time() - cpu)
             walls.append(time.perf_counter() - wall)
             tokens.append(record["sampled_tokens"])

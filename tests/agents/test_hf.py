@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 
 import numpy as np
 import pytest
@@ -60,6 +61,16 @@ def test_finish_reasons_length_stop_token_and_stop_string(policy, prompt, tokeni
     )[0][0]
     assert (by_string.finish_reason, by_string.stop_reason) == ("stop", stop)
     assert by_string.token_ids == long.token_ids[: len(by_string.token_ids)]
+
+
+def test_sampling_with_a_kv_cache_raises_no_warning(model, tokenizer, prompt):
+    """The cache goes to the model under the keyword its forward takes, so the shared prefill
+    and the decode steps warn about no deprecated argument."""
+    policy = HFPolicy(model, tokenizer, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = policy.generate_sync([Request(prompt, SamplingParams(max_tokens=4, n=2))])
+    assert len(out[0]) == 2 and all(1 <= len(c.token_ids) <= 4 for c in out[0])
 
 
 def test_greedy_and_top_k_one_agree_and_seeds_reproduce(policy, prompt, model, tokenizer):

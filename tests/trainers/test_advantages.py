@@ -13,6 +13,7 @@ from palaestra.trainers.advantages import (
     group_advantages,
     rewards_on_last_tokens,
     turn_advantages,
+    whiten,
 )
 
 
@@ -136,3 +137,38 @@ def test_turn_level_gae_and_token_helpers():
     ]
     with pytest.raises(ValueError, match="outside"):
         broadcast_to_tokens([1.0], [(5, 12)], 10)
+
+
+def test_grpo_std_conventions_by_hand():
+    # Group [0, 1, 1, 2]: mean 1, squared deviations sum to 2; population std sqrt(2/4),
+    # unbiased (Bessel, as TRL and verl) sqrt(2/3).
+    rewards, groups = [0.0, 1.0, 1.0, 2.0], ["g"] * 4
+    population = group_advantages(rewards, groups, "grpo", eps=0.0)
+    unbiased = group_advantages(rewards, groups, "grpo", eps=0.0, std="unbiased")
+    assert population == pytest.approx([-(2**0.5), 0.0, 0.0, 2**0.5])
+    assert unbiased == pytest.approx([-(1.5**0.5), 0.0, 0.0, 1.5**0.5])
+    assert group_advantages(rewards, groups, "grpo", eps=0.0, std="population") == pytest.approx(
+        population
+    )  # population is the default
+    # GiGPO's episode part and the turn normalisations follow the same convention.
+    gigpo = gigpo_advantages(
+        [[r] for r in rewards], [[i] for i in range(4)], groups, std="unbiased"
+    )
+    assert np.concatenate(gigpo) == pytest.approx(unbiased, abs=1e-5)
+    turns = turn_advantages([[r] for r in rewards], normalize="batch", std="unbiased")
+    assert np.concatenate(turns) == pytest.approx(unbiased, abs=1e-5)
+    with pytest.raises(ValueError, match="std must be"):
+        group_advantages(rewards, groups, "grpo", std="sample")
+
+
+def test_gae_whitening_std_conventions_by_hand():
+    advantages = np.array([[3.0, 9.0, 1.0], [5.0, 7.0, 0.0]])
+    sampled = np.array([[1, 0, 1], [1, 1, 0]])
+    # Sampled values 3, 1, 5, 7: mean 4, squared deviations 1 + 9 + 1 + 9 = 20.
+    for std, divisor in (("population", 20 / 4), ("unbiased", 20 / 3)):
+        out = whiten(advantages, sampled, std=std, eps=0.0)
+        scale = divisor**0.5
+        expected = [[-1 / scale, 0.0, -3 / scale], [1 / scale, 3 / scale, 0.0]]
+        assert out == pytest.approx(np.array(expected))
+    one = whiten(np.array([2.0, 4.0]), np.array([0, 1]), std="unbiased")
+    assert one.tolist() == [0.0, 4.0]  # fewer than two sampled tokens: left as they are

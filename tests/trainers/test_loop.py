@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
 import torch
 from palaestra.agents import ChatFormatter, Episode, OraclePolicy, RolloutEngine, Task
 from palaestra.trainers import losses
-from palaestra.trainers.loop import (
-    Trainer,
-    checkpoints,
-    drop_constant_groups,
-    forward,
-    overlong_penalties,
-    shared_prefix,
-    to_batch,
-    token_array,
-    train,
-)
+from palaestra.trainers.batch import forward, shared_prefix, to_batch, token_array
+from palaestra.trainers.loop import Trainer, drop_constant_groups, overlong_penalties, train
+from palaestra.trainers.run import checkpoints
 
 
 def _oracle_episodes(tokenizer, env_id, seeds, **kwargs):
@@ -59,7 +52,7 @@ def test_trainer_forward_computes_logits_only_at_sampled_positions(tokenizer, sm
 
 def test_shared_prefix_forward_equals_the_full_forward(tokenizer, small_model, monkeypatch):
     """Samples of a group share their prompt; computing it once changes no number."""
-    from palaestra.trainers import loop
+    from palaestra.trainers import batch as batching
 
     episodes = _oracle_episodes(tokenizer, "GuessNumber-v0", [0, 1], max_number=8)
     episodes += _oracle_episodes(tokenizer, "GuessNumber-v0", [0, 1, 2], max_number=16)
@@ -73,7 +66,7 @@ def test_shared_prefix_forward_equals_the_full_forward(tokenizer, small_model, m
     results = []
     for share in (True, False):
         if not share:
-            monkeypatch.setattr(loop, "shared_prefix", lambda *_: None)
+            monkeypatch.setattr(batching, "shared_prefix", lambda *_: None)
         small_model.zero_grad()
         logp, logits, values = forward(small_model, batch, 0.7, head)
         (logp.sum() + (values * batch["mask"]).sum()).backward()
@@ -85,6 +78,17 @@ def test_shared_prefix_forward_equals_the_full_forward(tokenizer, small_model, m
     torch.testing.assert_close(values, values2, atol=1e-5, rtol=1e-5)
     for a, b in zip(grads, grads2, strict=True):
         torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
+
+
+def test_the_shared_prefix_forward_raises_no_warning(tokenizer, small_model):
+    """The prefix's KV cache goes to the model under the keyword its forward takes."""
+    episodes = _oracle_episodes(tokenizer, "GuessNumber-v0", [5, 5, 6], max_number=8)
+    batch = to_batch(episodes, tokenizer.pad_token_id, "cpu")
+    assert shared_prefix(batch["input_ids"], batch["attention_mask"], batch["mask"] > 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        logp, logits, _ = forward(small_model, batch, 1.0)
+    assert logits.shape[0] == int(batch["mask"].sum()) and torch.all(logp <= 0)
 
 
 def test_shared_prefix_declines_when_no_row_shares_or_a_row_has_no_sampled_token():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 from palaestra.trainers.losses import (
@@ -116,3 +118,46 @@ def test_masked_positions_get_exactly_zero_gradient():
     masked = logits.grad[mask == 0]
     assert torch.count_nonzero(masked) == 0
     assert torch.count_nonzero(logits.grad[mask == 1]) > 0
+
+
+def _extreme_logprobs():
+    """Log-probs 1e4 apart on sampled tokens and -inf on masked ones (padding may carry it)."""
+    mask = torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]])
+    logp = torch.tensor([[-1e4, -0.1, -3.0, -math.inf], [-2.0, -1e4, -math.inf, -math.inf]])
+    old = torch.tensor([[-0.5, -1e4, -2.0, -math.inf], [1e4, -1.0, -math.inf, 0.0]])
+    return logp.requires_grad_(True), old, mask
+
+
+@pytest.mark.parametrize("level", ["token", "sequence"])
+@pytest.mark.parametrize("aggregation", ["token_mean", "seq_mean_token_mean", "seq_sum_const"])
+def test_extreme_log_probs_give_finite_losses_and_gradients(level, aggregation):
+    logp, old, mask = _extreme_logprobs()
+    advantages = torch.tensor([[1.0, -1.0, 0.5, 2.0], [-2.0, 1.0, 1.0, 1.0]])
+    surrogate, stats = clipped_surrogate(
+        logp, old, advantages, mask, 0.2, 0.28, dual_clip=3.0, level=level,
+        aggregation=aggregation, constant=4.0,
+    )  # fmt: skip
+    kl = aggregate(kl_estimate(logp, old, "k3"), mask, aggregation, 4.0)
+    loss = surrogate + 0.1 * kl
+    loss.backward()
+    assert torch.isfinite(surrogate) and torch.isfinite(kl)
+    assert math.isfinite(stats.ratio_max) and math.isfinite(stats.ratio_mean)
+    assert torch.isfinite(logp.grad).all()
+    assert torch.all(logp.grad[mask == 0] == 0)
+
+
+def test_the_log_ratio_and_k3_are_clamped_as_verl_does():
+    logp = torch.tensor([[-1e4, 0.0, -5.0]], requires_grad=True)
+    old = torch.tensor([[0.0, -1e4, -5.0]])
+    mask = torch.ones(1, 3)
+    advantages = torch.tensor([[-1.0, -1.0, -1.0]])
+    loss, stats = clipped_surrogate(logp, old, advantages, mask, 0.2, 0.2)
+    # Negative advantages keep the unclipped branch for large ratios: exp(20) bounds it.
+    assert stats.ratio_max == pytest.approx(math.exp(20.0), rel=1e-6)
+    assert loss.item() == pytest.approx((math.exp(20.0) + 0.8 + 1.0) / 3, rel=1e-6)
+    k3 = kl_estimate(logp, old, "k3")
+    # log_r = +1e4 -> clamped to 20, k3 = e^20 - 21 -> clamped to 10; log_r = -1e4 -> -20:
+    # k3 = e^-20 + 19 -> 10; equal log-probs -> 0.
+    assert k3.tolist()[0] == pytest.approx([10.0, 10.0, 0.0])
+    small = kl_estimate(torch.tensor([0.0]), torch.tensor([-0.5]), "k3")
+    assert float(small) == pytest.approx(math.exp(-0.5) - 1 + 0.5)  # untouched inside the bounds
