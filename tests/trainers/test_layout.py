@@ -6,28 +6,17 @@ import ast
 from pathlib import Path
 
 import pytest
+from tests_support.layout import MAX_FUNCTION_LINES, too_long
 
 ROOT = Path(__file__).resolve().parents[2]
-
-MAX_FUNCTION_LINES = 60
-"""From a function's ``def`` line to its last line, docstring included."""
 
 SHORT_FUNCTION_FILES = sorted((ROOT / "trainers").glob("*.py"))
 """The modules held to `MAX_FUNCTION_LINES`."""
 
 
-def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-
-
 @pytest.mark.parametrize("path", SHORT_FUNCTION_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_functions_fit_on_a_screen(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    long = {
-        f"{node.name} (line {node.lineno})": node.end_lineno - node.lineno + 1
-        for node in _functions(tree)
-        if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
-    }
+    long = too_long(path)
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines in {path.name}: {long}"
 
 
