@@ -49,7 +49,8 @@ def parse_env_args(pairs: list[str] | None) -> dict[str, Any]:
 
 def _options() -> list[inspect.Parameter]:
     """One typer option per config field (``env_kwargs`` becomes the repeatable ``--arg``)."""
-    helps = field_help(TrainConfig)
+    # The docstrings mark code as ``grpo``; plain help shows it as grpo.
+    helps = {name: text.replace("``", "") for name, text in field_help(TrainConfig).items()}
     defaults = TrainConfig()
     parameters = []
     for field in dataclasses.fields(TrainConfig):
@@ -138,7 +139,7 @@ def register(app: typer.Typer) -> None:
 
 def main() -> None:
     """``python -m palaestra.trainers.cli``: the train command on its own."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
     register(app)
     app(prog_name="palaestra train")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pexpect
 import pytest
@@ -175,7 +176,8 @@ class _WrongOracleEnv(palaestra.Env):
 
 
 def _missing_extra(**kwargs):
-    raise palaestra.errors.MissingDependencyError("needs math-verify: pip install 'palaestra[math]'")
+    message = "needs math-verify: pip install 'palaestra[math]'"
+    raise palaestra.errors.MissingDependencyError(message)
 
 
 def test_demo_says_why_an_env_failed_and_goes_on(registered):
@@ -190,7 +192,7 @@ def test_demo_says_why_an_env_failed_and_goes_on(registered):
 
 
 @pytest.mark.timeout(60)
-def test_play_names_its_seed_wraps_a_bare_move_and_counts_one_turn(palaestra_script, subprocess_env):
+def test_play_names_its_seed_and_wraps_a_bare_move(palaestra_script, subprocess_env):
     child = pexpect.spawn(
         palaestra_script,
         ["play", "GuessNumber-v0", "--arg", "level=1"],
@@ -213,3 +215,16 @@ def test_play_names_its_seed_wraps_a_bare_move_and_counts_one_turn(palaestra_scr
     child.sendline(":quit")
     child.expect(pexpect.EOF)
     child.close()
+
+
+def test_train_help_shows_no_type_beside_flags_and_no_raw_markup(palaestra_script, subprocess_env):
+    result = subprocess.run(
+        [palaestra_script, "train", "--help"],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(COLUMNS="100"),
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "grpo (group baselines" in flat(result.stdout)
+    assert "<bool>" not in result.stdout and "``" not in result.stdout
