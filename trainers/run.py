@@ -2,6 +2,7 @@
 
     output_dir/
         config.json          the run's `TrainConfig`
+        versions.json        Python's and the numerical packages' versions (results depend on them)
         metrics.jsonl        one record per warm-start step, RL step and evaluation
         episodes.jsonl       every RL episode (``save_episodes``)
         checkpoints/step-N   model, tokenizer and trainer state
@@ -15,8 +16,10 @@ A folder that holds anything is left alone unless the run says what to do with i
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
+import platform
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,6 +33,7 @@ CHECKPOINTS = "checkpoints"
 
 RUN_FILES = (
     "config.json",
+    "versions.json",
     "metrics.jsonl",
     "episodes.jsonl",
     CHECKPOINTS,
@@ -129,6 +133,21 @@ def checkpoints(output: str | Path) -> list[Path]:
     )
 
 
+VERSIONED = ("palaestra", "torch", "transformers", "tokenizers", "numpy", "gymnasium")
+"""The packages whose versions a run records (the same seed gives other numbers on others)."""
+
+
+def versions() -> dict[str, str | None]:
+    """Python's version and each of `VERSIONED`'s (None where it is not installed)."""
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 class RunLog:
     """A run's records: ``config.json``, ``metrics.jsonl`` (and TensorBoard), episodes.
 
@@ -150,6 +169,7 @@ class RunLog:
         self.save_episodes = config.save_episodes
         self.on_step = on_step
         (output / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+        (output / "versions.json").write_text(json.dumps(versions(), indent=2))
         self._metrics = open(output / "metrics.jsonl", "a", encoding="utf-8")
         self._writer = None
         if config.tensorboard:

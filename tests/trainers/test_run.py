@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import platform
 import re
 import struct
 import subprocess
@@ -9,10 +11,11 @@ import sys
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from palaestra.trainers.cli import config_from_options
 from palaestra.trainers.config import TrainConfig
-from palaestra.trainers.run import check_output, check_run, start_run
+from palaestra.trainers.run import RunLog, check_output, check_run, start_run
 
 from palaestra.errors import MissingDependencyError
 
@@ -156,3 +159,12 @@ def test_the_fallback_png_carries_the_title(tmp_path):
 
     write_png(tmp_path / "curve.png", 2, 1, b"\x00" * 6, title="Wordle-v0: ppo, gae advantages")
     assert png_text(tmp_path / "curve.png") == {"Title": "Wordle-v0: ppo, gae advantages"}
+
+
+def test_a_run_records_the_versions_its_numbers_depend_on(tmp_path):
+    config = TrainConfig(output_dir=str(tmp_path), tensorboard=False)
+    with RunLog(tmp_path, config):
+        pass
+    recorded = json.loads((tmp_path / "versions.json").read_text())
+    assert recorded["python"] == platform.python_version()
+    assert recorded["numpy"] == np.__version__ and set(recorded) >= {"torch", "transformers"}
