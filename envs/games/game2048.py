@@ -29,8 +29,8 @@ Episode end:
 Randomness:
     Tile ``k`` of an episode is placed by the draws ``2k`` and ``2k + 1`` of the seed's
     stream (cell ``floor(u * empty cells)``, a 4 when ``v < 0.1``), so where a tile lands
-    depends only on the seed and the board, never on how many moves were tried. The
-    draws are made `TILE_BATCH` tiles at a time, as play reaches them.
+    depends only on the seed and the board, never on how many moves were tried. Reset
+    draws those of every tile the turn budget allows.
 
 Oracle:
     Privileged: it knows the coming tiles (the draws above) and searches every sequence
@@ -73,8 +73,6 @@ WIN_REWARD = 0.5
 SIZE = 4
 FOUR_CHANCE = 0.1
 ORACLE_DEPTH = 3
-TILE_BATCH = 16
-"""Tiles whose draws are made at once after the first two (drawn at reset)."""
 
 TARGETS = (32, 64, 64, 128, 128, 256, 256, 512, 512, 1024)
 BUDGETS = (60, 100, 100, 160, 160, 300, 300, 600, 600, 1200)
@@ -175,38 +173,19 @@ class Game2048Env(GameEnv):
         self.best = 1
 
     def _reset(self, options: dict[str, Any]):
-        if options:
-            no_options(self, options)
-        self.draws = draws = self.uniforms(4)
-        # The first two tiles, as `place` puts them on an empty board: the first on cell
-        # ``int(where * 16)``, the second on that of the 15 cells left.
-        cells = [0] * (SIZE * SIZE)
-        first = int(draws[0] * SIZE * SIZE)
-        cells[first] = 2 if draws[1] < FOUR_CHANCE else 1
-        second = int(draws[2] * (SIZE * SIZE - 1))
-        cells[second + (second >= first)] = 2 if draws[3] < FOUR_CHANCE else 1
-        self.board, self.spawned = tuple(cells), 2
-        self.best = max(cells)
-        return [{"role": "user", "content": self.rules + self.text()}], {
-            "level": self.level,
-            "target": self.target,
-        }
+        no_options(self, options)
+        # Every tile the episode can place, drawn now (see Randomness in the module docstring).
+        self.draws = self.np_random.random(2 * (self.max_moves + 2)).tolist()
+        self.board, self.spawned = (0,) * (SIZE * SIZE), 0
+        self._spawn()
+        self._spawn()
+        self.best = max(self.board)
+        return [user(self.rules + self.text())], {"level": self.level, "target": self.target}
 
     def _spawn(self) -> None:
         k = 2 * self.spawned
-        draws = self.draws if k < len(self.draws) else self._draws_for(self.spawned + 1)
-        self.board = place(self.board, draws[k], draws[k + 1])
+        self.board = place(self.board, self.draws[k], self.draws[k + 1])
         self.spawned += 1
-
-    def _draws_for(self, tiles: int) -> list[float]:
-        """`draws`, first extended to hold those of ``tiles`` tiles (at most the episode's)."""
-        have, most = len(self.draws), 2 * (self.max_moves + 2)
-        wanted = min(2 * tiles, most)
-        if have < wanted:
-            self.draws = self.draws + self.uniforms(
-                max(wanted, min(have + 2 * TILE_BATCH, most)) - have
-            )
-        return self.draws
 
     def _phi(self) -> float:
         return min(1.0, max(0.0, (max(self.board) - 2) / (self.goal - 2)))
@@ -252,7 +231,6 @@ class Game2048Env(GameEnv):
 
     def oracle_action(self) -> str:
         """Exact lookahead over the known coming tiles (see the module docstring)."""
-        self._draws_for(self.spawned + ORACLE_DEPTH)
         move = self._search(self.board, self.spawned, ORACLE_DEPTH)[1] or "up"
         return f"<move>{move}</move>"
 

@@ -269,9 +269,8 @@ class MastermindEnv(GameEnv):
         return self.candidates
 
     def _reset(self, options: dict[str, Any]):
-        if options:
-            no_options(self, options)
-        self.secret_index = int(self.uniforms(1)[0] * len(self.code_list))
+        no_options(self, options)
+        self.secret_index = int(self.np_random.random() * len(self.code_list))
         self.secret = self.code_list[self.secret_index]
         self.history, self.shown = [], ""
         self.candidates = self._all_candidates()

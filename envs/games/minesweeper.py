@@ -153,9 +153,8 @@ class MinesweeperEnv(GameEnv):
         )
 
     def _reset(self, options: dict[str, Any]):
-        if options:
-            no_options(self, options)
-        draws = self.uniforms(self.mine_count + 1)
+        no_options(self, options)
+        draws = self.np_random.random(self.mine_count + 1).tolist()
         start = int(draws[0] * self.cells)
         allowed = self.allowed.get(start)
         if allowed is None:  # the cells a mine may take: not the start nor its neighbours

@@ -238,20 +238,25 @@ def test_2048_tiles_depend_on_the_seed_not_on_invalid_moves():
 
 
 def test_2048_tile_k_takes_the_seed_streams_draws_2k_and_2k_plus_1():
-    # Draws are made a batch at a time as play goes on (and by the oracle's lookahead):
-    # whenever they are made, they are the seed's stream in order.
     env = bare("Game2048-v0", target=2048, max_moves=200)
     game, rng = env.unwrapped, np.random.default_rng(0)
     for seed in (0, 7):
         env.reset(seed=seed)
+        stream = np.random.default_rng(seed).random(2 * (200 + 2)).tolist()
+        empty = game2048.place((0,) * 16, stream[0], stream[1])
+        assert game.board == game2048.place(empty, stream[2], stream[3])
+        tiles = 2
         for turn in range(150):
-            action = game.oracle_action() if turn % 3 else game.random_action(rng)
-            if env.step(action)[2]:
+            before = game.board
+            move = game.oracle_action() if turn % 3 else game.random_action(rng)
+            _, _, terminated, _, info = env.step(move)
+            if terminated:
                 break
-        assert game.spawned > 2 * game2048.TILE_BATCH
-        stream = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
-        assert game.draws == stream.random(len(game.draws)).tolist()
-        assert len(game.draws) <= 2 * (game.max_moves + 2)
+            if not info.get("invalid_action"):
+                after = game2048.slide(before, parse_move(move))
+                assert game.board == game2048.place(after, stream[2 * tiles], stream[2 * tiles + 1])
+                tiles += 1
+        assert tiles > 30
 
 
 def test_frozen_lake_holes_end_the_episode_and_slips_are_seeded():
@@ -316,21 +321,31 @@ def test_tower_of_hanoi_classic_start_is_the_textbook_puzzle():
         palaestra.make("TowerOfHanoi-v0", start="upside-down")
 
 
-def test_tower_of_hanoi_position_code_follows_every_move_and_snapshot():
+def test_tower_of_hanoi_progress_follows_the_fewest_moves_through_snapshots():
     env = bare("TowerOfHanoi-v0", disks=4)
     game, rng = env.unwrapped, np.random.default_rng(0)
+
+    def play(turns, total, start):
+        for _ in range(turns):
+            _, _, terminated, _, info = env.step(game.random_action(rng))
+            total += info["reward_parts"].get("progress", 0.0)
+            needed = _hanoi_bfs(4, tuple(game.where[1:]), game.target)
+            phi = max(0.0, 1 - needed / start)  # the potential is clipped at the start's
+            assert total == pytest.approx(tower_of_hanoi.PROGRESS_REWARD * phi)
+            if terminated:
+                return total, True
+        return total, False
+
     for seed in range(5):
-        env.reset(seed=seed)
-        snapshot, terminated, turns = None, False, 0
-        while not terminated and turns < 60:
-            _, reward, terminated, _, info = env.step(game.random_action(rng))
-            turns += 1
-            assert game.code == tower_of_hanoi.position_code(game.where)
-            if turns == 5:
-                snapshot = env.get_state()
-        if snapshot is not None:
-            env.set_state(snapshot)
-            assert game.code == tower_of_hanoi.position_code(game.where)
+        _, info = env.reset(seed=seed)
+        start = info["fewest_moves"]
+        total, ended = play(5, 0.0, start)
+        if ended:
+            continue
+        snapshot = env.get_state()
+        play(20, total, start)
+        env.set_state(snapshot)
+        play(20, total, start)
 
 
 def test_lights_out_solver_is_exact_on_small_grids():
