@@ -49,13 +49,11 @@ Version history:
 from __future__ import annotations
 
 import functools
-import operator
 from typing import Any
 
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     GameEnv,
@@ -106,17 +104,12 @@ def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out + [0] * (len(line) - len(out)))
 
 
-_GETTERS = {
-    move: [(line, operator.itemgetter(*line)) for line in lines] for move, lines in _LINES.items()
-}
-
-
 def slide(board: Board, move: str) -> Board:
     """The board after sliding it (no new tile)."""
     cells = list(board)
-    for line, get in _GETTERS[move]:
-        a, b, c, d = line
-        cells[a], cells[b], cells[c], cells[d] = _slide(get(board))
+    for line in _LINES[move]:
+        for index, value in zip(line, _slide(tuple(board[i] for i in line)), strict=True):
+            cells[index] = value
     return tuple(cells)
 
 
@@ -144,6 +137,7 @@ def heuristic(board: Board) -> float:
 class Game2048Env(GameEnv):
     """2048; see the module docstring."""
 
+    game_name = "2048"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("draws", "board", "spawned", "best")
 
@@ -202,25 +196,18 @@ class Game2048Env(GameEnv):
         self.board = after
         progress = PROGRESS_REWARD * (self._phi() - before)
         if max(self.board) >= self.goal:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"You made a {self.target} tile!\n{self.text()}",
                 reason=f"made {self.target} in {self.turn} turns",
-                verifier="2048",
-            )
-            return self.finish(
-                verdict,
-                [user(f"You made a {self.target} tile!\n{self.text()}")],
                 outcome=WIN_REWARD,
                 progress=progress,
             )
         self._spawn()
-        # With an empty cell some slide always moves a tile (a line holds both), so only
-        # a full board needs the four slides tried.
-        if 0 not in self.board and all(slide(self.board, m) == self.board for m in _MOVES):
-            verdict = Verdict(0.0, Status.INCORRECT, reason="no move left", verifier="2048")
-            return self.finish(
-                verdict, [user(f"No move is left; you lose.\n{self.text()}")], progress=progress
+        if all(slide(self.board, m) == self.board for m in _MOVES):
+            return self.lost(
+                f"No move is left; you lose.\n{self.text()}",
+                reason="no move left",
+                progress=progress,
             )
         text = f"You slid {move}. Turns left: {self.max_moves - self.turn}.\n{self.text()}"
         return self.budgeted(Step([user(text)], {"progress": progress}))
@@ -255,12 +242,8 @@ class Game2048Env(GameEnv):
 
     def text(self) -> str:
         """The compact board: one row per line, cells separated by spaces."""
-        t = [_TILES[v] for v in self.board]
-        return (
-            f"{t[0]} {t[1]} {t[2]} {t[3]}\n{t[4]} {t[5]} {t[6]} {t[7]}\n"
-            f"{t[8]} {t[9]} {t[10]} {t[11]}\n{t[12]} {t[13]} {t[14]} {t[15]}\n"
-            f"Largest tile: {1 << max(self.board)}"
-        )
+        rows = "\n".join(" ".join(row) for row in self._rows())
+        return f"{rows}\nLargest tile: {1 << max(self.board)}"
 
     def state_key(self) -> Board:
         """The board's exponents."""

@@ -51,7 +51,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import GameEnv, Potential, check_int, check_level, level_value, no_options, parse_move
 
@@ -118,6 +117,7 @@ def next_move(where: list[int], k: int, target: int) -> tuple[int, int] | None:
 class TowerOfHanoiEnv(GameEnv):
     """Tower of Hanoi from any position; see the module docstring."""
 
+    game_name = "tower_of_hanoi"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("where", "pegs", "target", "potential")
 
@@ -191,15 +191,9 @@ class TowerOfHanoiEnv(GameEnv):
         progress = self.potential.update(needed)
         note = f"Moved disk {disk} from {PEGS[source]} to {PEGS[target]}."
         if needed == 0:  # every disk is on the target peg
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"{note} Solved!\n{self.board()}",
                 reason=f"solved in {self.turn} turns",
-                verifier="tower_of_hanoi",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{note} Solved!\n{self.board()}")],
                 outcome=WIN_REWARD,
                 progress=progress,
             )
