@@ -37,13 +37,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
-import functools
 from collections.abc import Hashable
 from typing import Any, ClassVar, Literal, TypedDict, Union
 
 import gymnasium as gym
-import numpy as np
-from gymnasium.utils import seeding
 
 from palaestra.errors import InfrastructureError, ResetNeeded
 from palaestra.spaces import ChatAction, Conversation
@@ -90,91 +87,6 @@ MAX_ACTION_CHARS = 200_000
 """Default cap on an action's text; longer actions are invalid (protects every parser)."""
 
 
-# --- fast seeding ---------------------------------------------------------------------------
-# Building Gymnasium's generator (``Generator(PCG64(SeedSequence(s)))``) costs about 10 us,
-# more than a whole reset of a small game, mostly in numpy's per-object overheads. Games
-# that draw at reset use `Env.uniforms` instead: it computes the seeded PCG64 state in
-# Python integers and draws a few numbers there (more through a generator the env keeps),
-# the same numbers, bit for bit, as ``np_random.random(n)`` (tests/core/test_uniforms.py).
-
-_PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645
-_MASK_64 = (1 << 64) - 1
-_MASK_128 = (1 << 128) - 1
-_PYTHON_DRAWS = 4
-"""`Env.uniforms` draws up to this many numbers in Python, more in one numpy call."""
-_JUMPS = 64
-"""`Env.uniforms` passes over up to this many numbers in Python, in one jump."""
-_HASH_CONSTANTS = tuple(0x8B51F9DD * pow(0x58F38DED, k, 1 << 32) & 0xFFFFFFFF for k in range(9))
-"""SeedSequence's hash constants when it hashes words: INIT_B, times MULT_B per word."""
-
-
-@functools.lru_cache(maxsize=4096)  # GRPO resets each seed once per member of a group
-def _pcg64_start(seed: int) -> tuple[int, int]:
-    """``(state, increment)`` of ``PCG64(SeedSequence(seed))`` before its first draw.
-
-    numpy mixes the seed into the sequence's pool; the rest is done here as numpy does
-    it: ``generate_state(4, uint64)`` (eight hashed 32-bit words) and PCG64's seeding
-    (``inc = 2 * word_pair_2 + 1``; ``state = (inc + word_pair_1) * multiplier + inc``).
-    """
-    pool = np.random.SeedSequence(seed).pool.tolist()
-    words = []
-    for i in range(8):  # numpy's hashmix of pool word i % 4
-        v = (pool[i & 3] ^ _HASH_CONSTANTS[i]) * _HASH_CONSTANTS[i + 1] & 0xFFFFFFFF
-        words.append(v ^ v >> 16)
-    o0, o1, o2, o3, o4, o5, o6, o7 = words
-    increment = (o4 << 65 | o5 << 97 | o6 << 1 | o7 << 33 | 1) & _MASK_128
-    start = o0 << 64 | o1 << 96 | o2 | o3 << 32
-    return ((increment + start) * _PCG_MULTIPLIER + increment) & _MASK_128, increment
-
-
-def _pcg64_uniforms(
-    state: int, increment: int, count: int, skip: int = 0
-) -> tuple[list[float], int]:
-    """``count`` doubles of a PCG64 stream as numpy draws them, and the state after them.
-
-    The returned state is ``skip`` (at most `_JUMPS`) draws further on.
-    """
-    draws = []
-    for _ in range(count):
-        # XSL-RR 128/64: step the LCG, fold the state's halves and rotate by its top 6 bits;
-        # numpy's double is the output's top 53 bits.
-        state = (state * _PCG_MULTIPLIER + increment) & _MASK_128
-        folded = (state >> 64 ^ state) & _MASK_64
-        turn = state >> 122
-        output = (folded >> turn | folded << (64 - turn)) & _MASK_64
-        draws.append((output >> 11) * (1.0 / (1 << 53)))
-    if skip:
-        multiplier, steps = _PCG64_JUMPS[skip]
-        state = (state * multiplier + increment * steps) & _MASK_128
-    return draws, state
-
-
-def _pcg64_jumps(most: int) -> list[tuple[int, int]]:
-    """``(a, c)`` for each ``k`` up to ``most``: ``state * a + increment * c`` is ``k`` draws on.
-
-    (The LCG step ``state * m + increment``, composed ``k`` times.)
-    """
-    jumps, multiplier, total = [], 1, 0
-    for _ in range(most + 1):
-        jumps.append((multiplier, total))
-        multiplier = multiplier * _PCG_MULTIPLIER & _MASK_128
-        total = (total * _PCG_MULTIPLIER + 1) & _MASK_128
-    return jumps
-
-
-_PCG64_JUMPS = _pcg64_jumps(_JUMPS)
-
-
-def _pcg64_state(state: int, increment: int) -> dict[str, Any]:
-    """The ``PCG64.state`` dict (numpy's form) of a state with no buffered 32-bit half."""
-    return {
-        "bit_generator": "PCG64",
-        "state": {"state": state, "inc": increment},
-        "has_uint32": 0,
-        "uinteger": 0,
-    }
-
-
 def system(content: str) -> Message:
     """A system message."""
     return {"role": "system", "content": content}
@@ -211,8 +123,6 @@ def as_message(action: Any, *, max_chars: int = MAX_ACTION_CHARS) -> Message:
     Raises:
         InvalidAction: The action has the wrong type or shape, or is too long.
     """
-    if type(action) is str and len(action) <= max_chars:  # the common case, checked first
-        return {"role": "assistant", "content": action}
     if isinstance(action, str):
         message: Message = {"role": "assistant", "content": action}
     elif isinstance(action, dict):
@@ -242,7 +152,7 @@ def as_message(action: Any, *, max_chars: int = MAX_ACTION_CHARS) -> Message:
     return message
 
 
-@dataclasses.dataclass(slots=True)
+@dataclasses.dataclass
 class Step:
     """What a subclass's `_step` returns; `Env.step` turns it into Gymnasium's 5-tuple.
 
@@ -285,99 +195,9 @@ class Env(gym.Env[Observation, Action]):
     _over: bool = False
     _turn: int = 0
     _transcript_tail: Observation
-    _generator: np.random.Generator | None = None
-    """The built generator (see `np_random`)."""
-    _pending_seed: int | None = None
-    """A seed given to `reset` whose generator is not built yet (see `np_random`)."""
-    _stream: list[int] | None = None
-    """``[state, increment]`` of the pending seed's stream while `uniforms` draws it in Python."""
-    _drawing: bool = False
-    """Whether `uniforms` draws the pending seed's stream from ``_scratch``."""
-    _scratch: tuple[np.random.PCG64, np.random.Generator] | None = None
-    """This env's own generator for `uniforms`' larger draws (its state is set when used)."""
     _max_turns: int | None = None
     _max_invalid: int | None = None
     _invalid_count: int = 0
-
-    # Seeding is lazy: `reset(seed=s)` records ``s`` and the generator is built on first
-    # use of `np_random`, as the very generator Gymnasium's seeding builds (a PCG64 over
-    # ``SeedSequence(s)``), so every draw is the same; an episode that draws nothing pays
-    # nothing for it (building a generator costs about as much as a small game's step).
-    # Until then `uniforms` draws the same stream without building it; the generator built
-    # later goes on from where those draws left the stream.
-    @property
-    def np_random(self) -> np.random.Generator:
-        """This env's generator, seeded by `reset` (all of the env's randomness comes from it)."""
-        seed = self._pending_seed
-        if seed is not None:
-            self._pending_seed = None
-            generator = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
-            if self._drawing:  # go on from where `uniforms` left the stream
-                generator.bit_generator.state = self._scratch[0].state
-            elif self._stream is not None:
-                generator.bit_generator.state = _pcg64_state(*self._stream)
-            self._stream, self._drawing = None, False
-            self._generator = generator
-        elif self._generator is None:
-            self._generator, self._np_random_seed = seeding.np_random()
-        return self._generator
-
-    @np_random.setter
-    def np_random(self, value: np.random.Generator) -> None:
-        self._pending_seed = None
-        self._stream, self._drawing = None, False
-        self._generator = value
-        self._np_random_seed = -1  # as Gymnasium: the seed of a generator set by hand is unknown
-
-    # Gymnasium keeps the generator in ``_np_random``, and its checker reads that attribute
-    # directly: reading it builds a pending generator too.
-    @property
-    def _np_random(self) -> np.random.Generator | None:
-        return self.np_random if self._pending_seed is not None else self._generator
-
-    @_np_random.setter
-    def _np_random(self, value: np.random.Generator | None) -> None:
-        self._generator = value
-
-    def _seed(self, seed: int | None) -> None:
-        """What ``gymnasium.Env.reset(seed=seed)`` does, with the generator built lazily."""
-        if seed is not None:
-            if not (isinstance(seed, int) and seed >= 0):
-                seeding.np_random(seed)  # raises Gymnasium's error for this seed
-            self._pending_seed = seed
-            self._stream, self._drawing = None, False
-            self._np_random_seed = seed
-
-    def uniforms(self, count: int, skip: int = 0) -> list[float]:
-        """``count`` uniform numbers in [0, 1): exactly ``self.np_random.random(count).tolist()``.
-
-        Right after a seeded reset the numbers come from the seed's PCG64 stream without
-        building `np_random` (which would cost more than a small game's whole reset);
-        mixing both ways of drawing gives the same numbers as `np_random` alone.
-
-        Args:
-            count: How many numbers to return.
-            skip: How many more numbers of the stream to pass over, as if drawn and
-                dropped (``np_random.random(count + skip)[:count]``).
-        """
-        seed = self._pending_seed
-        total = count + skip
-        if seed is None:
-            return self.np_random.random(total).tolist()[:count]
-        if self._drawing:  # the env's scratch generator holds the stream
-            return self._scratch[1].random(total).tolist()[:count]
-        stream = self._stream
-        if stream is None:
-            stream = self._stream = list(_pcg64_start(seed))
-        if count <= _PYTHON_DRAWS and skip <= _JUMPS:
-            draws, stream[0] = _pcg64_uniforms(stream[0], stream[1], count, skip)
-            return draws
-        if self._scratch is None:
-            bits = np.random.PCG64(0)  # its seed does not matter: its state is set here
-            self._scratch = bits, np.random.Generator(bits)
-        self._scratch[0].state = _pcg64_state(*stream)
-        self._stream, self._drawing = None, True
-        return self._scratch[1].random(total).tolist()[:count]
 
     # Spaces are created per instance so that seeding one env's action space never
     # changes another's samples.
@@ -421,26 +241,15 @@ class Env(gym.Env[Observation, Action]):
         """Starts an episode.
 
         Args:
-            seed: Seeds ``self.np_random``; the same seed gives the same episode.
+            seed: Seeds ``self.np_random`` as `gymnasium.Env.reset` does; the same seed gives
+                the same episode, and None goes on with the current generator.
             options: Env-specific options (e.g. ``{"level": 3}``); unknown keys are errors.
 
         Returns:
             The opening messages and an info dict.
         """
-        if seed is not None:
-            if seed.__class__ is int and seed >= 0:  # `_seed`, inlined for the common case
-                self._pending_seed = self._np_random_seed = seed
-                self._stream, self._drawing = None, False
-            else:
-                self._seed(seed)
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
-        self._turn = 0
-        self._over = False
-        observation, info = self._reset(dict(options) if options else {})
-        self._started = True
-        self._invalid_count = 0
-        return self._finish_reset(observation, info)
+        options = self._begin_reset(seed, options)
+        return self._finish_reset(*self._reset(options))
 
     def step(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
         """Plays one turn.
@@ -454,51 +263,31 @@ class Env(gym.Env[Observation, Action]):
         Raises:
             ResetNeeded: The episode has not started or has already ended.
         """
-        # `_begin_step`, inlined: this is the hot path of every rollout.
-        if not self._started or self._over:
-            self._refuse_step()
-        self._turn += 1
-        if type(action) is str and len(action) <= self.max_action_chars:
-            message: Message = {"role": "assistant", "content": action}
-        else:
-            try:
-                message = as_message(action, max_chars=self.max_action_chars)
-            except InvalidAction as e:
-                return self._finish_step(self.invalid(str(e)))
+        message, invalid = self._begin_step(action)
+        if invalid is not None:
+            return self._finish_step(invalid)
         try:
             result = self._step(message)
-        except InvalidAction as e:
-            result = self.invalid(str(e))
-        except InfrastructureError as e:
-            result = self.infrastructure_error(str(e))
+        except (InvalidAction, InfrastructureError) as error:
+            result = self._failed_step(error)
         return self._finish_step(result)
 
     async def areset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, Info]:
         """The async twin of `reset`."""
-        if seed is not None:
-            self._seed(seed)
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
-        self._turn = 0
-        self._over = False
-        observation, info = await self._areset(dict(options) if options else {})
-        self._started = True
-        self._invalid_count = 0
-        return self._finish_reset(observation, info)
+        options = self._begin_reset(seed, options)
+        return self._finish_reset(*await self._areset(options))
 
     async def astep(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
         """The async twin of `step`."""
-        message, early = self._begin_step(action)
-        if early is not None:
-            return self._finish_step(early)
+        message, invalid = self._begin_step(action)
+        if invalid is not None:
+            return self._finish_step(invalid)
         try:
             result = await self._astep(message)
-        except InvalidAction as e:
-            result = self.invalid(str(e))
-        except InfrastructureError as e:
-            result = self.infrastructure_error(str(e))
+        except (InvalidAction, InfrastructureError) as error:
+            result = self._failed_step(error)
         return self._finish_step(result)
 
     # --- to implement ---------------------------------------------------------------
@@ -602,15 +391,10 @@ class Env(gym.Env[Observation, Action]):
 
     def invalid(self, reason: str, **info: Any) -> Step:
         """An invalid-action step: explain what was wrong, charge the penalty, go on."""
-        details = {"invalid_action": True, "invalid_reason": reason}
-        if info:
-            details.update(info)
         return Step(
-            [{"role": "user", "content": f"Invalid action: {reason}"}],
-            {"invalid": self.invalid_action_penalty},
-            False,
-            False,
-            details,
+            observation=[user(f"Invalid action: {reason}")],
+            reward_parts={"invalid": self.invalid_action_penalty},
+            info={"invalid_action": True, "invalid_reason": reason, **info},
         )
 
     def infrastructure_error(self, reason: str) -> Step:
@@ -649,90 +433,75 @@ class Env(gym.Env[Observation, Action]):
         if verdict.mask:
             info.update(status="error", mask=True)
             return Step(observation or [], {}, truncated=True, info=info)
-        return Step(observation or [], reward_parts, True, False, info)
+        return Step(observation or [], reward_parts, terminated=True, info=info)
 
     # --- internals ----------------------------------------------------------------------
+    # The public methods and their async twins share these: `_begin_*` checks the call and
+    # updates the counters, `_finish_*` turns what the subclass returned into Gymnasium's
+    # return values.
+
+    def _begin_reset(self, seed: int | None, options: dict[str, Any] | None) -> dict[str, Any]:
+        super().reset(seed=seed)  # Gymnasium's seeding of `np_random`
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
+        self._turn = 0
+        self._over = False
+        self._invalid_count = 0
+        return dict(options or {})
+
+    # What envs return must never be shared between calls (users keep it). Messages are
+    # flat dicts of strings, so a copy of each message suffices; info values are built
+    # fresh by each step, so a copy of the dict suffices.
+
+    def _finish_reset(self, observation: Observation, info: Info) -> tuple[Observation, Info]:
+        self._started = True
+        self._transcript_tail = observation
+        return [dict(message) for message in observation], {"status": "ok", "mask": False, **info}
 
     def _begin_step(self, action: Any) -> tuple[Message, Step | None]:
-        if not self._started or self._over:
-            self._refuse_step()
+        """The action as a message, and the invalid-action step to return instead, if any."""
+        if not self._started:
+            raise ResetNeeded(f"{type(self).__name__}.step() was called before reset()")
+        if self._over:
+            raise ResetNeeded(
+                f"{type(self).__name__}.step() was called after the episode ended; call reset()"
+            )
         self._turn += 1
-        if type(action) is str and len(action) <= self.max_action_chars:  # the common case
-            return {"role": "assistant", "content": action}, None
         try:
             return as_message(action, max_chars=self.max_action_chars), None
         except InvalidAction as e:
             return {"role": "assistant", "content": ""}, self.invalid(str(e))
 
-    def _refuse_step(self) -> None:
-        if not self._started:
-            raise ResetNeeded(f"{type(self).__name__}.step() was called before reset()")
-        raise ResetNeeded(
-            f"{type(self).__name__}.step() was called after the episode ended; call reset()"
-        )
-
-    # What envs return must never be shared between calls (users keep it). Messages are
-    # flat dicts of strings, so a copy of each message suffices; info values are built
-    # fresh by each step, so a copy of the dict suffices. (A deep copy would cost more
-    # than a whole game step.)
-
-    def _finish_reset(self, observation: Observation, info: Info) -> tuple[Observation, Info]:
-        info = {"status": "ok", "mask": False, **info}
-        self._transcript_tail = observation
-        return list(map(dict, observation)), info
+    def _failed_step(self, error: InvalidAction | InfrastructureError) -> Step:
+        """The step for an exception a subclass raised to reject the action or report a failure."""
+        if isinstance(error, InvalidAction):
+            return self.invalid(str(error))
+        return self.infrastructure_error(str(error))
 
     def _finish_step(self, result: Step) -> tuple[Observation, float, bool, bool, Info]:
-        if result.__class__ is not Step and not isinstance(result, Step):
+        if not isinstance(result, Step):
             raise TypeError(f"{type(self).__name__}._step must return a Step, got {result!r}")
-        raw = result.reward_parts
-        if len(raw) == 1:  # the common case, without building a comprehension
-            [(name, value)] = raw.items()
-            if value.__class__ is not float:
-                value = float(value)
-            parts = {name: value}
-            reward = 0.0 + value  # what float(sum(...)) gives (0.0 + -0.0 is 0.0)
-        else:
-            parts, reward = {}, 0.0
-            for name, value in raw.items():  # the same sum as float(sum(...)), in order
-                parts[name] = value = float(value)
-                reward += value
-        if result.info:
-            info = {
-                "status": "ok",
-                "mask": False,
-                **result.info,
-                "reward_parts": parts,
-                "turn": self._turn,
-            }
-        else:  # the same dict, built without merging an empty one
-            info = {"status": "ok", "mask": False, "reward_parts": parts, "turn": self._turn}
-        self._transcript_tail = observation = result.observation
-        if len(observation) == 1:
-            message = observation[0]
-            observation = [message.copy() if message.__class__ is dict else dict(message)]
-        else:
-            observation = list(map(dict, observation))
-        terminated, truncated = result.terminated, result.truncated
+        parts = {name: float(value) for name, value in result.reward_parts.items()}
+        reward = float(sum(parts.values()))
+        info = {
+            "status": "ok",
+            "mask": False,
+            **result.info,
+            "reward_parts": parts,
+            "turn": self._turn,
+        }
+        terminated, truncated = bool(result.terminated), bool(result.truncated)
+        if terminated and truncated:
+            raise ValueError(
+                f"{type(self).__name__} returned terminated=True and truncated=True for one "
+                "cause; terminated means the task ended, truncated means a limit cut it"
+            )
         if terminated or truncated:
-            terminated, truncated = bool(terminated), bool(truncated)
-            if terminated and truncated:
-                raise ValueError(
-                    f"{type(self).__name__} returned terminated=True and truncated=True for one "
-                    "cause; terminated means the task ended, truncated means a limit cut it"
-                )
             self._over = True
             info.setdefault("success", False)
-        else:  # (`_over` is still False: `step` refuses to run once it is True)
-            terminated = truncated = False
-            # The common cases of `_apply_limits`, inline: no limit is reached this turn.
-            if self._max_turns is None or self._turn < self._max_turns:
-                if self._max_invalid is None or not info.get("invalid_action"):
-                    return observation, reward, False, False, info
-                if self._invalid_count < self._max_invalid:
-                    self._invalid_count += 1
-                    return observation, reward, False, False, info
-        if self._max_invalid is not None or self._max_turns is not None:
-            terminated, truncated = self._apply_limits(observation, terminated, truncated, info)
+        self._transcript_tail = result.observation
+        observation = [dict(message) for message in result.observation]
+        terminated, truncated = self._apply_limits(observation, terminated, truncated, info)
         return observation, reward, terminated, truncated, info
 
     def set_limits(self, *, max_turns: int | None = None, max_invalid: int | None = None) -> None:
@@ -758,7 +527,7 @@ class Env(gym.Env[Observation, Action]):
     def _apply_limits(
         self, observation: Observation, terminated: bool, truncated: bool, info: Info
     ) -> tuple[bool, bool]:
-        # InvalidActionLimit's rule, then TurnLimit's (the order `make` used to wrap them in).
+        # InvalidActionLimit's rule, then TurnLimit's.
         if self._max_invalid is not None and info.get("invalid_action"):
             self._invalid_count += 1
             if self._invalid_count > self._max_invalid and not (terminated or truncated):

@@ -430,16 +430,15 @@ def make(
         **kwargs: Constructor arguments; they override the spec's defaults.
 
     Returns:
-        The env, with the spec's turn cap and invalid-action allowance (set by
-        `Env.set_limits`, with the rules of `TurnLimit` and `InvalidActionLimit`; an env
-        whose class snapshots itself its own way gets those wrappers instead).
+        The env itself (not wrapped), with the spec's turn cap and invalid-action allowance
+        set by `Env.set_limits` (the rules of the `TurnLimit` and `InvalidActionLimit`
+        wrappers, applied inside its `step`).
 
     Raises:
         UnknownEnvError: The id is unknown (with close matches).
         UnknownArgumentError: A keyword argument is not accepted (with the accepted ones).
     """
     from palaestra.core import Env
-    from palaestra.wrappers import InvalidActionLimit, TurnLimit
 
     env_spec = id if isinstance(id, EnvSpec) else registry.resolve(id)
     factory = load_entry_point(env_spec.entry_point)
@@ -447,8 +446,8 @@ def make(
     reserved = sorted(set(names) & set(MAKE_OPTIONS))
     if reserved:
         raise RegistrationError(
-            f"{env_spec.id}: the constructor takes {reserved}, which make() reserves for its "
-            "own wrappers; rename the argument (e.g. max_guesses)"
+            f"{env_spec.id}: the constructor takes {reserved}, which make() reserves for "
+            "itself; rename the argument (e.g. max_guesses)"
         )
     arguments = {**env_spec.kwargs, **kwargs}
     unknown = sorted(set(arguments) - set(names)) if not has_var_kwargs else []
@@ -481,18 +480,7 @@ def make(
         env_spec, kwargs=arguments, max_turns=turns, max_invalid=allowance
     )
     env.spec = _gymnasium_spec(env.palaestra_spec)
-    if turns is None and allowance is None:
-        return env
-    if type(env).get_state is Env.get_state:
-        # The limits inside the env's own step: the same rules as the wrappers, without two
-        # wrapper layers on every step (the core snapshot holds their counter).
-        env.set_limits(max_turns=turns, max_invalid=allowance)
-        return env
-    # An env with its own snapshot format keeps its counters in the wrappers' snapshots.
-    if allowance is not None:
-        env = InvalidActionLimit(env, allowance)
-    if turns is not None:
-        env = TurnLimit(env, turns)
+    env.set_limits(max_turns=turns, max_invalid=allowance)
     return env
 
 

@@ -34,7 +34,7 @@ class Status(str, enum.Enum):
         return self.value
 
 
-@dataclasses.dataclass(frozen=True, init=False)
+@dataclasses.dataclass(frozen=True)
 class Verdict:
     """The result of checking one completion against one reference.
 
@@ -63,35 +63,14 @@ class Verdict:
     verifier: str = ""
     details: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    def __init__(
-        self,
-        score: float,
-        status: Status | str,
-        answer: Any = None,
-        reference: Any = None,
-        reason: str = "",
-        elapsed_s: float = 0.0,
-        mask: bool = False,
-        verifier: str = "",
-        details: dict[str, Any] | None = None,
-    ) -> None:
-        # Written out rather than generated: a frozen dataclass's own __init__ sets each
-        # field through object.__setattr__, which made a verdict cost more than a game's
-        # step. Strings are accepted so that verdicts round-trip through JSON.
-        if status.__class__ is not Status:
-            status = Status(status)
-        if score.__class__ is not float:
-            score = float(score)
-        fields = self.__dict__
-        fields["score"] = score
-        fields["status"] = status
-        fields["answer"] = answer
-        fields["reference"] = reference
-        fields["reason"] = reason
-        fields["elapsed_s"] = elapsed_s
-        fields["mask"] = mask or status is Status.ERROR
-        fields["verifier"] = verifier
-        fields["details"] = {} if details is None else details
+    def __post_init__(self) -> None:
+        # Strings and None are accepted so that verdicts round-trip through JSON.
+        object.__setattr__(self, "status", Status(self.status))
+        object.__setattr__(self, "score", float(self.score))
+        if self.status is Status.ERROR:
+            object.__setattr__(self, "mask", True)
+        if self.details is None:
+            object.__setattr__(self, "details", {})
 
     @property
     def correct(self) -> bool:

@@ -1,7 +1,7 @@
 """Wrappers: limits, tool execution and statistics around any env.
 
-`palaestra.make` applies `InvalidActionLimit` and `TurnLimit` as the registry says
-(like Gymnasium's `TimeLimit`); the others are added by users:
+`InvalidActionLimit` and `TurnLimit` hold the rules that `palaestra.make` applies inside
+every env's `step` (`Env.set_limits`), for envs built by hand; the others are added by users:
 
     env = TokenBudget(palaestra.make("GuessNumber-v0"), budget=4096, count=len)
     env = ToolExecution(palaestra.make("Arithmetic-v0"), tools=[calculator])

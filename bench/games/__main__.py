@@ -1,15 +1,21 @@
-"""Games benchmark: resets/s and steps/s beside GEM and TextArena, measured in one run.
+"""Games benchmark: resets/s and steps/s beside GEM and TextArena, and every game's p50.
 
     python -m bench.games [--seconds 4] [--only Sokoban,TicTacToe] [--markdown]
 
-Every row is one game with matching settings in each library (stated in the row). A
-seeded random policy plays each library's own action syntax; only ``reset`` and ``step``
-are timed (TextArena's ``get_observation`` too, since its ``step`` returns none), for
-``--seconds`` per library and game split into ``--rounds`` interleaved rounds, keeping each
-library's best round (the machine may be shared). Palaestra's envs come from ``palaestra.make``
-with their registry limits, as users get them; two-player games use the multi-agent
-form (one move per step, like TextArena's). "fails offline" marks an env that tried to
-download data (NLTK word lists) on this machine without internet.
+The first table has one row per game with matching settings in each library (stated in
+the row). A seeded random policy plays each library's own action syntax; only ``reset``
+and ``step`` are timed (TextArena's ``get_observation`` too, since its ``step`` returns
+none), for ``--seconds`` per library and game split into ``--rounds`` interleaved rounds,
+keeping each library's best round (the machine may be shared). Palaestra's envs come from
+``palaestra.make`` with their registry limits, as users get them; two-player games use the
+multi-agent form (one move per step, like TextArena's). Beside the rates, Palaestra's
+median microseconds per call (p50) of ``reset`` and ``step``. "fails offline" marks an env
+that tried to download data (NLTK word lists) on this machine without internet; "not
+installed" an anchor library this machine lacks.
+
+The second table has every registered game as ``palaestra.make(id)`` gives it (default
+arguments; a two-player id's step includes its built-in opponent's reply), with the p50 of
+``reset`` and ``step`` against the `BUDGET_US` budget.
 
 The anchors need the ``bench`` extra: pip install -e ".[bench]".
 """
@@ -20,6 +26,7 @@ import argparse
 import contextlib
 import dataclasses
 import io
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -30,13 +37,20 @@ from rich.table import Table
 
 Policy = Callable[[Any, np.random.Generator], str]
 
+BUDGET_US = 100.0
+"""The most microseconds a game's reset or step may take at the median (p50)."""
+
 
 @dataclasses.dataclass
 class Result:
-    """Throughput of one library on one game, or why there is none."""
+    """Throughput and median call time of one library on one game, or why there are none."""
 
     resets: float | None = None
     steps: float | None = None
+    reset_p50: float | None = None
+    """Median microseconds per reset."""
+    step_p50: float | None = None
+    """Median microseconds per step."""
     note: str = ""
 
 
@@ -53,24 +67,24 @@ class Runner:
 def measure(runner: Runner, seconds: float, max_steps: int = 400) -> Result:
     """Plays seeded episodes until ``seconds`` of timed work (at least 3 episodes)."""
     rng = np.random.default_rng(0)
+    reset_times: list[float] = []
+    step_times: list[float] = []
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             env = runner.make()
-            reset_time = step_time = 0.0
-            resets = steps = 0
-            while resets < 3 or reset_time + step_time < seconds:
+            while len(reset_times) < 3 or sum(reset_times) + sum(step_times) < seconds:
                 start = time.perf_counter()
-                runner.reset(env, resets)
-                reset_time += time.perf_counter() - start
-                resets += 1
+                runner.reset(env, len(reset_times))
+                reset_times.append(time.perf_counter() - start)
                 for _ in range(max_steps):
                     action = runner.action(env, rng)
                     start = time.perf_counter()
                     done = runner.step(env, action)
-                    step_time += time.perf_counter() - start
-                    steps += 1
+                    step_times.append(time.perf_counter() - start)
                     if done:
                         break
+    except ImportError:
+        return Result(note="not installed")
     except LookupError as error:  # NLTK's "Resource ... not found"
         text = str(error)
         return Result(
@@ -78,14 +92,19 @@ def measure(runner: Runner, seconds: float, max_steps: int = 400) -> Result:
         )
     except Exception as error:  # an anchor that cannot run is a row, not a crash
         return Result(note=f"error: {type(error).__name__}: {str(error)[:60]}")
-    return Result(resets / reset_time, steps / step_time if step_time else None)
+    return Result(
+        resets=len(reset_times) / sum(reset_times),
+        steps=len(step_times) / sum(step_times) if step_times else None,
+        reset_p50=statistics.median(reset_times) * 1e6,
+        step_p50=statistics.median(step_times) * 1e6 if step_times else None,
+    )
 
 
 def best_of(runners: list[Runner | None], seconds: float, rounds: int) -> list[Result]:
     """Each runner measured ``rounds`` times, interleaved, keeping its best rates.
 
     The machine is shared: interleaving exposes every library to the same load, and the
-    best round is the least disturbed one.
+    best round is the least disturbed one (the highest rates, the lowest medians).
     """
     best = [Result(note="-") if r is None else Result() for r in runners]
     for _ in range(rounds):
@@ -96,11 +115,21 @@ def best_of(runners: list[Runner | None], seconds: float, rounds: int) -> list[R
             if result.note:
                 best[index] = result
                 continue
+            old = best[index]
             best[index] = Result(
-                max(result.resets, best[index].resets or 0.0),
-                max(result.steps or 0.0, best[index].steps or 0.0) or None,
+                resets=_best(max, result.resets, old.resets),
+                steps=_best(max, result.steps, old.steps),
+                reset_p50=_best(min, result.reset_p50, old.reset_p50),
+                step_p50=_best(min, result.step_p50, old.step_p50),
             )
     return best
+
+
+def _best(pick: Callable[[float, float], float], new: float | None, old: float | None):
+    """``pick`` of two measurements, either of which may be missing."""
+    if new is None or old is None:
+        return old if new is None else new
+    return pick(new, old)
 
 
 # --- Palaestra ---------------------------------------------------------------------------
@@ -318,6 +347,10 @@ def _rate(value: float | None, note: str) -> str:
     return f"{value:,.0f}" if value is not None else (note or "-")
 
 
+def _p50(value: float | None, note: str) -> str:
+    return f"{value:,.1f}" if value is not None else (note or "-")
+
+
 def _ratio(ours_value: float | None, anchors: list[float | None]) -> str:
     known = [a for a in anchors if a]
     if ours_value is None or not known:
@@ -327,6 +360,103 @@ def _ratio(ours_value: float | None, anchors: list[float | None]) -> str:
     return f"{ratio:,.2f}x" if ratio < 2 else f"{ratio:,.1f}x"
 
 
+class Report:
+    """One table, printed by rich and kept as Markdown."""
+
+    def __init__(self, title: str, columns: list[str], left: tuple[str, ...]):
+        self.table = Table(title=title)
+        for column in columns:
+            justify = "left" if column in left else "right"
+            self.table.add_column(column, justify=justify, overflow="fold")
+        self.markdown = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+    def add(self, row: list[str]) -> None:
+        """Adds a row to both forms."""
+        self.table.add_row(*row)
+        self.markdown.append("| " + " | ".join(row) + " |")
+
+
+def compare(args: argparse.Namespace, wanted: list[str]) -> tuple[Report, set[str]]:
+    """The table beside the anchors, and the anchors this machine lacks."""
+    report = Report(
+        "Games: resets/s and steps/s (higher is better; ratio = Palaestra / best anchor) "
+        "and Palaestra's p50 per call (us)",
+        [
+            "game",
+            "settings",
+            "Palaestra resets/s",
+            "GEM",
+            "TextArena",
+            "ratio",
+            "reset p50 (us)",
+            "Palaestra steps/s",
+            "GEM",
+            "TextArena",
+            "ratio",
+            "step p50 (us)",
+        ],
+        left=("game", "settings"),
+    )
+    missing = set()
+    for name, settings, mine, gem_runner, ta_runner in ROWS:
+        if wanted and not any(w in name.lower() for w in wanted):
+            continue
+        ours_result, gem_result, ta_result = best_of(
+            [mine, gem_runner, ta_runner], args.seconds, args.rounds
+        )
+        for anchor, result in (("GEM", gem_result), ("TextArena", ta_result)):
+            if result.note == "not installed":
+                missing.add(anchor)
+        report.add(
+            [
+                name,
+                settings,
+                _rate(ours_result.resets, ours_result.note),
+                _rate(gem_result.resets, gem_result.note),
+                _rate(ta_result.resets, ta_result.note),
+                _ratio(ours_result.resets, [gem_result.resets, ta_result.resets]),
+                _p50(ours_result.reset_p50, ours_result.note),
+                _rate(ours_result.steps, ours_result.note),
+                _rate(gem_result.steps, gem_result.note),
+                _rate(ta_result.steps, ta_result.note),
+                _ratio(ours_result.steps, [gem_result.steps, ta_result.steps]),
+                _p50(ours_result.step_p50, ours_result.note),
+            ]
+        )
+    return report, missing
+
+
+def every_game(args: argparse.Namespace, wanted: list[str]) -> tuple[Report, list[str]]:
+    """The p50 table of every registered game, and the calls over `BUDGET_US`."""
+    import palaestra
+
+    report = Report(
+        f"Every game as palaestra.make(id) gives it: p50 per call (us; budget {BUDGET_US:.0f})",
+        ["id", "reset p50 (us)", "step p50 (us)", f"both under {BUDGET_US:.0f} us"],
+        left=("id",),
+    )
+    over = []
+    for spec in palaestra.list_envs("game"):
+        if wanted and not any(w in spec.id.lower() for w in wanted):
+            continue
+        [result] = best_of([ours(spec.id)], args.seconds, args.rounds)
+        slow = [
+            f"{spec.id} {call} ({value:,.1f} us)"
+            for call, value in (("reset", result.reset_p50), ("step", result.step_p50))
+            if value is None or value >= BUDGET_US
+        ]
+        over += slow
+        report.add(
+            [
+                spec.id,
+                _p50(result.reset_p50, result.note),
+                _p50(result.step_p50, result.note),
+                "no" if slow else "yes",
+            ]
+        )
+    return report, over
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -334,57 +464,30 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best counts")
     parser.add_argument(
-        "--only", default="", help="comma-separated words: run rows whose name has one"
+        "--only", default="", help="comma-separated words: run rows whose name or id has one"
     )
-    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    parser.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
     args = parser.parse_args()
     wanted = [w.strip().lower() for w in args.only.split(",") if w.strip()]
 
-    columns = [
-        "game",
-        "settings",
-        "Palaestra resets/s",
-        "GEM",
-        "TextArena",
-        "ratio",
-        "Palaestra steps/s",
-        "GEM",
-        "TextArena",
-        "ratio",
-    ]
-    table = Table(
-        title="Games: resets/s and steps/s (higher is better; ratio = Palaestra / best anchor)"
-    )
-    for column in columns:
-        table.add_column(
-            column, justify="left" if column in ("game", "settings") else "right", overflow="fold"
-        )
-    markdown = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for name, settings, mine, gem_runner, ta_runner in ROWS:
-        if wanted and not any(w in name.lower() for w in wanted):
-            continue
-        ours_result, gem_result, ta_result = best_of(
-            [mine, gem_runner, ta_runner], args.seconds, args.rounds
-        )
-        row = [
-            name,
-            settings,
-            _rate(ours_result.resets, ours_result.note),
-            _rate(gem_result.resets, gem_result.note),
-            _rate(ta_result.resets, ta_result.note),
-            _ratio(ours_result.resets, [gem_result.resets, ta_result.resets]),
-            _rate(ours_result.steps, ours_result.note),
-            _rate(gem_result.steps, gem_result.note),
-            _rate(ta_result.steps, ta_result.note),
-            _ratio(ours_result.steps, [gem_result.steps, ta_result.steps]),
-        ]
-        table.add_row(*row)
-        markdown.append("| " + " | ".join(row) + " |")
     console = Console(width=max(Console().width, 200))
-    console.print(table)
+    anchors, missing = compare(args, wanted)
+    console.print(anchors.table)
     console.print("All Palaestra games run offline (word lists ship with the package; no NLTK).")
+    for anchor in sorted(missing):
+        console.print(
+            f"{anchor} is not installed here, so its columns are empty and its ratios '-' "
+            """(pip install -e ".[bench]").""",
+            markup=False,
+        )
+    games, over = every_game(args, wanted)
+    console.print(games.table)
+    if over:
+        console.print(f"Over the {BUDGET_US:.0f} us p50 budget: {'; '.join(over)}.")
+    else:
+        console.print(f"Every game's reset and step p50 is under {BUDGET_US:.0f} us.")
     if args.markdown:
-        print("\n".join(markdown))
+        print("\n".join(anchors.markdown + [""] + games.markdown))
 
 
 if __name__ == "__main__":

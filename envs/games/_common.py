@@ -9,10 +9,9 @@ snapshotted and restored (`GameEnv.get_state` / `set_state`) for search and tree
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -65,63 +64,30 @@ def parse_move(content: str | None, tag: str = "move", example: str = "...") -> 
     Raises:
         InvalidAction: No closed tag, an unclosed ``<think>``, or an overlong move.
     """
-    visible = content or ""
-    # Fast paths (a step's own work is a few microseconds, so the parse matters): text
-    # without "think>" has no reasoning to split off, and with a single opening tag the
-    # last span is simply that tag's.
-    if "think>" in visible:
-        _, visible, unclosed = split_reasoning(visible)
-        if unclosed:
-            raise InvalidAction(
-                "the <think> block is never closed; think, close it, "
-                f"then give <{tag}>{example}</{tag}>"
-            )
-    open_tag, close_tag = _TAGS.get(tag) or _tag_pair(tag)
-    _, opened, rest = visible.partition(open_tag)
-    if opened and open_tag not in rest:  # a single tag: its body runs to the next closing tag
-        body, closed, _ = rest.partition(close_tag)
-        if not closed:
-            body = None
-    else:
-        spans = find_tags(visible, tag)
-        if not spans:
-            raise InvalidAction(
-                f"reply with your move as <{tag}>{example}</{tag}> after your reasoning"
-            )
-        body = spans[-1].body
+    _, visible, unclosed = split_reasoning(content or "")
+    if unclosed:
+        raise InvalidAction(
+            "the <think> block is never closed; think, close it, "
+            f"then give <{tag}>{example}</{tag}>"
+        )
+    spans = find_tags(visible, tag)
+    if not spans:
+        raise InvalidAction(
+            f"reply with your move as <{tag}>{example}</{tag}> after your reasoning"
+        )
+    body = spans[-1].body
     if body is None:
         raise InvalidAction(f"the last <{tag}> is never closed with </{tag}>")
-    move = _NORMALISED.get(body)
-    if move is None:
-        if len(body) > MAX_MOVE_CHARS:
-            raise InvalidAction(f"the move is {len(body):,} characters long; a move is a few words")
-        move = body if body.isascii() else unicodedata.normalize("NFKC", body)  # NFKC: ASCII as is
-        move = " ".join(move.lower().split())
-        if len(_NORMALISED) < NORMALISED_MOVES:
-            _NORMALISED[body] = move
-    return move
-
-
-NORMALISED_MOVES = 4096
-"""How many distinct move bodies `parse_move` remembers normalised (moves are few and recur)."""
-
-_NORMALISED: dict[str, str] = {}
-
-
-@functools.lru_cache(maxsize=64)
-def _tag_pair(tag: str) -> tuple[str, str]:
-    return f"<{tag}>", f"</{tag}>"
-
-
-_TAGS = {"move": _tag_pair("move")}
-"""The usual tag's pair, without the cache's call."""
+    if len(body) > MAX_MOVE_CHARS:
+        raise InvalidAction(f"the move is {len(body):,} characters long; a move is a few words")
+    return " ".join(unicodedata.normalize("NFKC", body).lower().split())
 
 
 def sample(items: Sequence[T], k: int, draws: Sequence[float]) -> list[T]:
     """``k`` distinct items in random order, by a partial Fisher-Yates shuffle over ``draws``.
 
-    ``draws`` holds at least ``k`` uniform numbers in [0, 1), drawn in one generator call
-    (numpy's per-call cost dwarfs drawing a few numbers).
+    ``draws`` holds at least ``k`` uniform numbers in [0, 1): the ``i``-th picks the
+    ``i``-th item among those not picked yet.
     """
     pool = list(items)
     for i in range(k):
@@ -145,26 +111,25 @@ class Potential:
 
     def update(self, distance: float) -> float:
         """Moves to a state ``distance`` from the goal; returns the progress reward."""
-        phi = 1.0 - distance / self.start
-        if phi < 0.0:  # the clip to [0, 1], without two builtin calls
-            phi = 0.0
-        elif phi > 1.0:
-            phi = 1.0
+        phi = min(1.0, max(0.0, 1.0 - distance / self.start))
         reward, self.phi = self.scale * (phi - self.phi), phi
         return reward
 
 
 class GameEnv(Env):
-    """Base of the single-player games: the shared turn budget and a random baseline.
+    """Base of the single-player games: the shared turn budget, endings and a random baseline.
 
-    Subclasses list the attributes that make up their state in ``state_attrs`` (see
+    Subclasses name the game in ``game_name`` (the ``verifier`` of its verdicts) and list
+    the attributes that make up their state in ``state_attrs`` (see
     `palaestra.Env.get_state`), so that ``env.set_state(env.get_state())`` resumes the
     same episode exactly.
 
-    Every turn, legal or not, spends one unit of ``max_moves``; `budgeted` ends the
-    episode as a loss when the budget is spent, so an episode never outlasts it.
+    A game ends with `won` or `lost`. Every turn, legal or not, spends one unit of
+    ``max_moves``; `budgeted` ends the episode as a loss when the budget is spent, so an
+    episode never outlasts it.
     """
 
+    game_name: ClassVar[str] = "game"
     max_moves: int = 1
 
     def random_action(self, rng: np.random.Generator) -> str:
@@ -175,18 +140,66 @@ class GameEnv(Env):
         """
         raise NotImplementedError(f"{type(self).__name__} has no random_action")
 
-    def budgeted(self, step: Step, why: str | None = None) -> Step:
+    def won(
+        self,
+        text: str,
+        *,
+        reason: str,
+        outcome: float,
+        answer: Any = None,
+        reference: Any = None,
+        **parts: float,
+    ) -> Step:
+        """The winning end of the episode: a correct verdict and the ``outcome`` reward.
+
+        Args:
+            text: The closing message to the agent.
+            reason: Why the game is won, for the verdict (``"solved in 7 turns"``).
+            outcome: The ``outcome`` reward part (the game's ``WIN_REWARD``).
+            answer: The agent's winning answer, where the game has one.
+            reference: The hidden solution, where the game has one.
+            **parts: The other reward parts of the last turn (``progress``, ...).
+        """
+        verdict = Verdict(
+            1.0,
+            Status.CORRECT,
+            answer=answer,
+            reference=reference,
+            reason=reason,
+            verifier=self.game_name,
+        )
+        return self.finish(verdict, [user(text)], outcome=outcome, **parts)
+
+    def lost(
+        self,
+        text: str,
+        *,
+        reason: str,
+        answer: Any = None,
+        reference: Any = None,
+        **parts: float,
+    ) -> Step:
+        """The losing end of the episode: an incorrect verdict and an ``outcome`` of 0.
+
+        Args are those of `won`, without ``outcome``.
+        """
+        verdict = Verdict(
+            0.0,
+            Status.INCORRECT,
+            answer=answer,
+            reference=reference,
+            reason=reason,
+            verifier=self.game_name,
+        )
+        return self.finish(verdict, [user(text)], **parts)
+
+    def budgeted(self, step: Step) -> Step:
         """``step``, or a losing end of the episode when this was the last turn of the budget."""
         if self._turn < self.max_moves or step.terminated or step.truncated:
             return step
-        reason = why or f"not solved within {self.max_moves} turns"
-        verdict = Verdict(0.0, Status.INCORRECT, reason=reason, verifier=type(self).__name__)
-        final = self.finish(
-            verdict,
-            [*step.observation, user(f"Out of turns: {reason}.")],
-            outcome=0.0,
-            **step.reward_parts,
-        )
+        reason = f"not solved within {self.max_moves} turns"
+        final = self.lost(f"Out of turns: {reason}.", reason=reason, **step.reward_parts)
+        final.observation = [*step.observation, *final.observation]
         final.info = {**step.info, **final.info}
         return final
 
@@ -255,11 +268,6 @@ def parse_cell(text: str, rows: int, columns: int) -> tuple[int, int]:
     return row, column
 
 
-@functools.lru_cache(maxsize=64)
-def _header(width: int, pad: int, sep: str) -> str:
-    return " " * (pad + 1) + sep.join(column_label(c) for c in range(width))
-
-
 def framed(rows: Sequence[str], *, labels: bool = True, sep: str = " ") -> str:
     """A readable grid: column letters on top and row numbers on the left."""
     if not rows:
@@ -267,7 +275,7 @@ def framed(rows: Sequence[str], *, labels: bool = True, sep: str = " ") -> str:
     if not labels:
         return "\n".join([sep.join(row) for row in rows])
     pad = len(str(len(rows)))
-    lines = [_header(len(rows[0]), pad, sep)]
+    lines = [" " * (pad + 1) + sep.join(column_label(c) for c in range(len(rows[0])))]
     for index, row in enumerate(rows, 1):
         lines.append(f"{index:>{pad}} {sep.join(row)}")
     return "\n".join(lines)

@@ -50,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import GameEnv, check_int, check_level, level_value, no_options, parse_move
 
@@ -101,6 +100,7 @@ def stacks(on: Arrangement) -> list[list[str]]:
 class BlocksworldEnv(GameEnv):
     """Blocksworld; see the module docstring."""
 
+    game_name = "blocksworld"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("goal", "start_missing", "on", "placed")
 
@@ -136,11 +136,13 @@ class BlocksworldEnv(GameEnv):
         self.start_missing = self.count - self.placed
         goal = "\n".join(f"stack {i + 1}: {' '.join(s)}" for i, s in enumerate(stacks(self.goal)))
         rules = (
-            f"Blocksworld. Rearrange the blocks {', '.join(self.names)} into the goal stacks. A move lifts a clear "
-            "block (nothing on it) onto another clear block or onto the table. Stacks are listed bottom to top. "
+            f"Blocksworld. Rearrange the blocks {', '.join(self.names)} into the goal stacks. "
+            "A move lifts a clear block (nothing on it) onto another clear block or onto the "
+            "table. Stacks are listed bottom to top. "
             f"You have {self.max_moves} turns.\n"
             f"Goal:\n{goal}\n"
-            "Reply with one move per turn as <move>C B</move> (C onto B) or <move>C table</move>.\n\n"
+            "Reply with one move per turn as <move>C B</move> (C onto B) "
+            "or <move>C table</move>.\n\n"
             f"Now:\n{self.board()}"
         )
         return [user(rules)], {"level": self.level}
@@ -150,7 +152,8 @@ class BlocksworldEnv(GameEnv):
         match = _MOVE.match(text)
         if match is None:
             raise InvalidAction(
-                f"{text[:40]!r} is not a move; write the block and where it goes, e.g. C B or C table"
+                f"{text[:40]!r} is not a move; "
+                "write the block and where it goes, e.g. C B or C table"
             )
         block = match[1].upper()
         target = TABLE if match[2] == "table" else match[2].upper()
@@ -180,12 +183,9 @@ class BlocksworldEnv(GameEnv):
         self.placed = placed
         note = f"Moved {block} onto {target or 'the table'}."
         if placed == self.count:
-            verdict = Verdict(
-                1.0, Status.CORRECT, reason=f"solved in {self.turn} turns", verifier="blocksworld"
-            )
-            return self.finish(
-                verdict,
-                [user(f"{note} The goal is reached!\n{self.board()}")],
+            return self.won(
+                f"{note} The goal is reached!\n{self.board()}",
+                reason=f"solved in {self.turn} turns",
                 outcome=WIN_REWARD,
                 progress=progress,
             )
@@ -227,4 +227,7 @@ class BlocksworldEnv(GameEnv):
     def render_text(self) -> str:
         """The stacks now and the goal."""
         goal = "; ".join(" ".join(s) for s in stacks(self.goal))
-        return f"{self.board()}\ngoal: {goal}\n{self.placed}/{self.count} blocks final, turn {self.turn}/{self.max_moves}"
+        return (
+            f"{self.board()}\ngoal: {goal}\n{self.placed}/{self.count} blocks final, "
+            f"turn {self.turn}/{self.max_moves}"
+        )

@@ -50,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     DIRECTIONS,
@@ -78,6 +77,7 @@ _CLOCKWISE = ("up", "right", "down", "left")
 class FrozenLakeEnv(GameEnv):
     """FrozenLake with seeded lakes and slips; see the module docstring."""
 
+    game_name = "frozen_lake"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("holes", "distance", "slips", "player", "moves", "potential")
 
@@ -143,12 +143,14 @@ class FrozenLakeEnv(GameEnv):
         self.player, self.moves = 0, 0
         self.potential = Potential(PROGRESS_REWARD, distance[0])
         ice = (
-            " The ice is slippery: a move goes the way you chose only a third of the time, otherwise to one side."
+            " The ice is slippery: a move goes the way you chose only a third of the time, "
+            "otherwise to one side."
             if self.slippery
             else ""
         )
         rules = (
-            f"FrozenLake. Walk from the top-left corner to the goal G without stepping into a hole H.{ice} "
+            "FrozenLake. Walk from the top-left corner to the goal G "
+            f"without stepping into a hole H.{ice} "
             f"You have {self.max_moves} turns.\n"
             "Lake: @ you, F ice, H hole, G goal.\n"
             "Reply with one move per turn as <move>down</move> (or up, left, right).\n\n"
@@ -180,23 +182,16 @@ class FrozenLakeEnv(GameEnv):
         else:
             self.player = target
         if self.player in self.holes:
-            verdict = Verdict(
-                0.0, Status.INCORRECT, reason="fell into a hole", verifier="frozen_lake"
-            )
-            return self.finish(
-                verdict, [user(f"{note} You fell into a hole!\n{self.board()}")], progress=0.0
+            return self.lost(
+                f"{note} You fell into a hole!\n{self.board()}",
+                reason="fell into a hole",
+                progress=0.0,
             )
         progress = self.potential.update(self.distance[self.player])
         if self.player == self.goal:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"{note} You reached the goal!\n{self.board()}",
                 reason=f"reached the goal in {self.turn} turns",
-                verifier="frozen_lake",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{note} You reached the goal!\n{self.board()}")],
                 outcome=WIN_REWARD,
                 progress=progress,
             )
@@ -257,4 +252,7 @@ class FrozenLakeEnv(GameEnv):
 
     def render_text(self) -> str:
         """The lake with coordinates."""
-        return f"{framed(self._rows())}\nsteps to the goal {self.distance[self.player]}, turn {self.turn}/{self.max_moves}"
+        return (
+            f"{framed(self._rows())}\nsteps to the goal {self.distance[self.player]}, "
+            f"turn {self.turn}/{self.max_moves}"
+        )

@@ -29,8 +29,8 @@ Episode end:
 Randomness:
     Tile ``k`` of an episode is placed by the draws ``2k`` and ``2k + 1`` of the seed's
     stream (cell ``floor(u * empty cells)``, a 4 when ``v < 0.1``), so where a tile lands
-    depends only on the seed and the board, never on how many moves were tried. The
-    draws are made `TILE_BATCH` tiles at a time, as play reaches them.
+    depends only on the seed and the board, never on how many moves were tried. Reset
+    draws those of every tile the turn budget allows.
 
 Oracle:
     Privileged: it knows the coming tiles (the draws above) and searches every sequence
@@ -49,13 +49,11 @@ Version history:
 from __future__ import annotations
 
 import functools
-import operator
 from typing import Any
 
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     GameEnv,
@@ -73,8 +71,6 @@ WIN_REWARD = 0.5
 SIZE = 4
 FOUR_CHANCE = 0.1
 ORACLE_DEPTH = 3
-TILE_BATCH = 16
-"""Tiles whose draws are made at once after the first two (drawn at reset)."""
 
 TARGETS = (32, 64, 64, 128, 128, 256, 256, 512, 512, 1024)
 BUDGETS = (60, 100, 100, 160, 160, 300, 300, 600, 600, 1200)
@@ -108,17 +104,12 @@ def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out + [0] * (len(line) - len(out)))
 
 
-_GETTERS = {
-    move: [(line, operator.itemgetter(*line)) for line in lines] for move, lines in _LINES.items()
-}
-
-
 def slide(board: Board, move: str) -> Board:
     """The board after sliding it (no new tile)."""
     cells = list(board)
-    for line, get in _GETTERS[move]:
-        a, b, c, d = line
-        cells[a], cells[b], cells[c], cells[d] = _slide(get(board))
+    for line in _LINES[move]:
+        for index, value in zip(line, _slide(tuple(board[i] for i in line)), strict=True):
+            cells[index] = value
     return tuple(cells)
 
 
@@ -146,6 +137,7 @@ def heuristic(board: Board) -> float:
 class Game2048Env(GameEnv):
     """2048; see the module docstring."""
 
+    game_name = "2048"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("draws", "board", "spawned", "best")
 
@@ -175,38 +167,19 @@ class Game2048Env(GameEnv):
         self.best = 1
 
     def _reset(self, options: dict[str, Any]):
-        if options:
-            no_options(self, options)
-        self.draws = draws = self.uniforms(4)
-        # The first two tiles, as `place` puts them on an empty board: the first on cell
-        # ``int(where * 16)``, the second on that of the 15 cells left.
-        cells = [0] * (SIZE * SIZE)
-        first = int(draws[0] * SIZE * SIZE)
-        cells[first] = 2 if draws[1] < FOUR_CHANCE else 1
-        second = int(draws[2] * (SIZE * SIZE - 1))
-        cells[second + (second >= first)] = 2 if draws[3] < FOUR_CHANCE else 1
-        self.board, self.spawned = tuple(cells), 2
-        self.best = max(cells)
-        return [{"role": "user", "content": self.rules + self.text()}], {
-            "level": self.level,
-            "target": self.target,
-        }
+        no_options(self, options)
+        # Every tile the episode can place, drawn now (see Randomness in the module docstring).
+        self.draws = self.np_random.random(2 * (self.max_moves + 2)).tolist()
+        self.board, self.spawned = (0,) * (SIZE * SIZE), 0
+        self._spawn()
+        self._spawn()
+        self.best = max(self.board)
+        return [user(self.rules + self.text())], {"level": self.level, "target": self.target}
 
     def _spawn(self) -> None:
         k = 2 * self.spawned
-        draws = self.draws if k < len(self.draws) else self._draws_for(self.spawned + 1)
-        self.board = place(self.board, draws[k], draws[k + 1])
+        self.board = place(self.board, self.draws[k], self.draws[k + 1])
         self.spawned += 1
-
-    def _draws_for(self, tiles: int) -> list[float]:
-        """`draws`, first extended to hold those of ``tiles`` tiles (at most the episode's)."""
-        have, most = len(self.draws), 2 * (self.max_moves + 2)
-        wanted = min(2 * tiles, most)
-        if have < wanted:
-            self.draws = self.draws + self.uniforms(
-                max(wanted, min(have + 2 * TILE_BATCH, most)) - have
-            )
-        return self.draws
 
     def _phi(self) -> float:
         return min(1.0, max(0.0, (max(self.board) - 2) / (self.goal - 2)))
@@ -223,25 +196,18 @@ class Game2048Env(GameEnv):
         self.board = after
         progress = PROGRESS_REWARD * (self._phi() - before)
         if max(self.board) >= self.goal:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"You made a {self.target} tile!\n{self.text()}",
                 reason=f"made {self.target} in {self.turn} turns",
-                verifier="2048",
-            )
-            return self.finish(
-                verdict,
-                [user(f"You made a {self.target} tile!\n{self.text()}")],
                 outcome=WIN_REWARD,
                 progress=progress,
             )
         self._spawn()
-        # With an empty cell some slide always moves a tile (a line holds both), so only
-        # a full board needs the four slides tried.
-        if 0 not in self.board and all(slide(self.board, m) == self.board for m in _MOVES):
-            verdict = Verdict(0.0, Status.INCORRECT, reason="no move left", verifier="2048")
-            return self.finish(
-                verdict, [user(f"No move is left; you lose.\n{self.text()}")], progress=progress
+        if all(slide(self.board, m) == self.board for m in _MOVES):
+            return self.lost(
+                f"No move is left; you lose.\n{self.text()}",
+                reason="no move left",
+                progress=progress,
             )
         text = f"You slid {move}. Turns left: {self.max_moves - self.turn}.\n{self.text()}"
         return self.budgeted(Step([user(text)], {"progress": progress}))
@@ -252,7 +218,6 @@ class Game2048Env(GameEnv):
 
     def oracle_action(self) -> str:
         """Exact lookahead over the known coming tiles (see the module docstring)."""
-        self._draws_for(self.spawned + ORACLE_DEPTH)
         move = self._search(self.board, self.spawned, ORACLE_DEPTH)[1] or "up"
         return f"<move>{move}</move>"
 
@@ -277,12 +242,8 @@ class Game2048Env(GameEnv):
 
     def text(self) -> str:
         """The compact board: one row per line, cells separated by spaces."""
-        t = [_TILES[v] for v in self.board]
-        return (
-            f"{t[0]} {t[1]} {t[2]} {t[3]}\n{t[4]} {t[5]} {t[6]} {t[7]}\n"
-            f"{t[8]} {t[9]} {t[10]} {t[11]}\n{t[12]} {t[13]} {t[14]} {t[15]}\n"
-            f"Largest tile: {1 << max(self.board)}"
-        )
+        rows = "\n".join(" ".join(row) for row in self._rows())
+        return f"{rows}\nLargest tile: {1 << max(self.board)}"
 
     def state_key(self) -> Board:
         """The board's exponents."""

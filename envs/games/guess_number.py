@@ -36,6 +36,8 @@ import re
 import unicodedata
 from typing import Any
 
+import numpy as np
+
 from palaestra.core import INVALID_ACTION_PENALTY, Env, Message, Step, user
 from palaestra.parsers import find_tags, split_reasoning
 from palaestra.verdict import Status, Verdict
@@ -128,6 +130,10 @@ class GuessNumberEnv(Env):
             )
         left = self.max_guesses - self.guesses
         return Step([user(f"The number is {hint} than {guess}. {left} guesses left.")], parts)
+
+    def random_action(self, rng: np.random.Generator) -> str:
+        """A random guess in range, drawn from ``rng`` (not `np_random`): a baseline policy."""
+        return f"<guess>{int(rng.integers(1, self.max_number + 1))}</guess>"
 
     def oracle_action(self) -> str:
         """Binary search: the middle of the interval still possible."""

@@ -50,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from . import _words
 from ._common import GameEnv, check_int, check_level, level_value, no_options, parse_move
@@ -79,7 +78,7 @@ _RANK = {letter: index for index, letter in enumerate(LETTER_ORDER)}
 
 def fits(word: str, pattern: str, tried: frozenset[str] | set[str]) -> bool:
     """Whether ``word`` agrees with a pattern (``_`` hidden) given the letters tried."""
-    for ch, shown in zip(word, pattern):
+    for ch, shown in zip(word, pattern, strict=True):
         if shown == "_":
             if ch in tried:
                 return False
@@ -128,6 +127,7 @@ def _misses_table(words: tuple[str, ...]) -> dict[str, int]:
 class HangmanEnv(GameEnv):
     """Hangman over a shipped word list; see the module docstring."""
 
+    game_name = "hangman"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("secret", "pattern", "tried", "misses")
     max_moves = TURN_BUDGET
@@ -159,8 +159,8 @@ class HangmanEnv(GameEnv):
         )
         if not self.pool:
             raise ValueError(
-                f"no word of {self.min_length}-{self.max_length} letters can be found with {self.lives} lives; "
-                "allow more lives or longer words"
+                f"no word of {self.min_length}-{self.max_length} letters can be found "
+                f"with {self.lives} lives; allow more lives or longer words"
             )
         self.secret = self.pool[0]
         self.pattern, self.tried, self.misses = "", frozenset(), 0
@@ -170,8 +170,9 @@ class HangmanEnv(GameEnv):
         self.secret = self.pool[int(self.np_random.integers(len(self.pool)))]
         self.pattern, self.tried, self.misses = "_" * len(self.secret), frozenset(), 0
         rules = (
-            f"Hangman. Find the hidden English word of {len(self.secret)} letters. Guess one letter per turn; "
-            f"every position holding it is revealed. You may also guess the whole word. {self.lives} misses "
+            f"Hangman. Find the hidden English word of {len(self.secret)} letters. "
+            "Guess one letter per turn; every position holding it is revealed. "
+            f"You may also guess the whole word. {self.lives} misses "
             "(letters not in the word, or wrong words) lose the game.\n"
             "Reply with one guess per turn as <move>e</move> or <move>WORD</move>.\n\n"
             + self.status()
@@ -210,31 +211,19 @@ class HangmanEnv(GameEnv):
             note = f"No, the word is not {guess!r}."
         progress = PROGRESS_REWARD * (hidden_before - self.pattern.count("_")) / len(self.secret)
         if "_" not in self.pattern:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"{note} You found {self.secret!r}!",
+                reason=f"found with {self.misses} misses",
+                outcome=WIN_REWARD,
                 answer=self.secret,
                 reference=self.secret,
-                reason=f"found with {self.misses} misses",
-                verifier="hangman",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{note} You found {self.secret!r}!")],
-                outcome=WIN_REWARD,
                 progress=progress,
             )
         if self.misses >= self.lives:
-            verdict = Verdict(
-                0.0,
-                Status.INCORRECT,
-                reference=self.secret,
+            return self.lost(
+                f"{note} Out of misses; the word was {self.secret!r}.",
                 reason="out of misses",
-                verifier="hangman",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{note} Out of misses; the word was {self.secret!r}.")],
+                reference=self.secret,
                 progress=progress,
             )
         return self.budgeted(Step([user(f"{note}\n{self.status()}")], {"progress": progress}))
@@ -242,7 +231,8 @@ class HangmanEnv(GameEnv):
     def status(self) -> str:
         """The pattern, the letters tried and the misses left."""
         tried = " ".join(sorted(self.tried)) or "none"
-        return f"Word: {' '.join(self.pattern)}\nTried: {tried}\nMisses left: {self.lives - self.misses}"
+        left = self.lives - self.misses
+        return f"Word: {' '.join(self.pattern)}\nTried: {tried}\nMisses left: {left}"
 
     def random_action(self, rng: np.random.Generator) -> str:
         """A random untried letter."""

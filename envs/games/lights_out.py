@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     GameEnv,
@@ -138,6 +137,7 @@ def fewest_presses(lights: int, size: int) -> int:
 class LightsOutEnv(GameEnv):
     """Lights Out; see the module docstring."""
 
+    game_name = "lights_out"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("lights", "potential")
 
@@ -169,7 +169,8 @@ class LightsOutEnv(GameEnv):
             PROGRESS_REWARD, bin(fewest_presses(lights, self.size)).count("1")
         )
         rules = (
-            "Lights Out. Switch every light off. Pressing a cell toggles it and the cells above, below, left "
+            "Lights Out. Switch every light off. "
+            "Pressing a cell toggles it and the cells above, below, left "
             f"and right of it. You have {self.max_moves} turns.\n"
             "Grid: O on, . off; columns are letters, rows numbers.\n"
             "Reply with one press per turn as <move>b3</move>.\n\n" + self.board()
@@ -187,17 +188,15 @@ class LightsOutEnv(GameEnv):
         progress = self.potential.update(bin(fewest_presses(self.lights, self.size)).count("1"))
         name = f"{column_label(column)}{row + 1}"
         if not self.lights:
-            verdict = Verdict(
-                1.0, Status.CORRECT, reason=f"solved in {self.turn} turns", verifier="lights_out"
-            )
-            return self.finish(
-                verdict,
-                [user(f"Pressed {name}. All lights are off!\n{self.board()}")],
+            return self.won(
+                f"Pressed {name}. All lights are off!\n{self.board()}",
+                reason=f"solved in {self.turn} turns",
                 outcome=WIN_REWARD,
                 progress=progress,
             )
         lit = bin(self.lights).count("1")
-        text = f"Pressed {name}. Lights on: {lit}. Turns left: {self.max_moves - self.turn}.\n{self.board()}"
+        left = self.max_moves - self.turn
+        text = f"Pressed {name}. Lights on: {lit}. Turns left: {left}.\n{self.board()}"
         return self.budgeted(Step([user(text)], {"progress": progress}))
 
     def random_action(self, rng: np.random.Generator) -> str:

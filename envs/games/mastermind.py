@@ -54,7 +54,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import GameEnv, check_int, check_level, level_value, no_options, parse_move
 
@@ -102,79 +101,6 @@ def code_index(pegs: int, colors: int, repeats: bool) -> dict[tuple[int, ...], i
 
 
 @functools.lru_cache(maxsize=16)
-def code_texts(pegs: int, colors: int, repeats: bool) -> list[str]:
-    """Each code as the board writes it (``1 2 3 4``), in `all_codes` order."""
-    return [" ".join(map(str, code)) for code in code_index(pegs, colors, repeats)]
-
-
-def board_line(code: str, black: int, white: int) -> str:
-    """A guess's line on the board: ``1 2 3 4  black 1 white 2``."""
-    return f"{code}  black {black} white {white}"
-
-
-Outcome = tuple[int, int, int, str]
-"""What a score means for a guess: ``(bits, black, white, line)``, see `ScoreMasks.of`."""
-
-
-class ScoreMasks:
-    """Per guess, every code's score and what each score means, built on first use.
-
-    The codes still consistent with the scores are a bit set (bit ``i``: code ``i`` of
-    `all_codes`), so narrowing them after a guess is one ``&`` of two integers, not a pass
-    over every candidate. A guess's scores and outcomes are built from `score_table` the
-    first time it is played, so a configuration pays only for the guesses that are played.
-    """
-
-    def __init__(self, table: np.ndarray, texts: list[str]):
-        self.table = table
-        self.texts = texts
-        self.everything = (1 << len(table)) - 1
-        self.guesses: dict[int, tuple[bytes, dict[int, Outcome]]] = {}
-
-    def of(self, guess: int) -> tuple[bytes, dict[int, Outcome]]:
-        """``(scores, outcomes)``: every code's score against ``guess``, and per score its outcome.
-
-        A score is ``black * 10 + white`` (one byte per code); its outcome is ``(bits, black,
-        white, line)``: the bit set of the codes that get that score, its pegs, and the guess's
-        line on the board.
-        """
-        found = self.guesses.get(guess)
-        if found is None:
-            row = self.table[guess]
-            outcomes = {}
-            for score in np.unique(row).tolist():
-                black, white = divmod(score, 10)
-                line = board_line(self.texts[guess], black, white)
-                outcomes[score] = (bits_of(np.flatnonzero(row == score)), black, white, line)
-            found = self.guesses[guess] = (row.tobytes(), outcomes)
-        return found
-
-
-def bits_of(indices: np.ndarray) -> int:
-    """The bit set of some code indices."""
-    if not len(indices):
-        return 0
-    flags = np.zeros(int(indices.max()) + 1, dtype=np.uint8)
-    flags[indices] = 1
-    return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")
-
-
-def indices_of(bits: int) -> np.ndarray:
-    """The code indices in a bit set, ascending."""
-    raw = np.frombuffer(bits.to_bytes((bits.bit_length() + 7) // 8, "little"), dtype=np.uint8)
-    return np.flatnonzero(np.unpackbits(raw, bitorder="little"))
-
-
-@functools.lru_cache(maxsize=16)
-def score_masks(pegs: int, colors: int, repeats: bool) -> ScoreMasks | None:
-    """The `ScoreMasks` of a code space that has a `score_table` (None above `TABLE_CODES`)."""
-    table = score_table(pegs, colors, repeats)
-    if table is None:
-        return None
-    return ScoreMasks(table, code_texts(pegs, colors, repeats))
-
-
-@functools.lru_cache(maxsize=16)
 def score_table(pegs: int, colors: int, repeats: bool) -> np.ndarray | None:
     """``scores`` of every code against every code (None above `TABLE_CODES` codes)."""
     codes = all_codes(pegs, colors, repeats)
@@ -196,11 +122,19 @@ def scores(guesses: np.ndarray, secrets: np.ndarray, colors: int) -> np.ndarray:
     return black * 10 + (common - black)
 
 
+def pegs_of(guess: tuple[int, ...], secret: tuple[int, ...]) -> tuple[int, int]:
+    """``(black, white)``: digits in the right place, and the other digits the two share."""
+    black = sum(g == s for g, s in zip(guess, secret, strict=True))
+    common = sum(min(guess.count(digit), secret.count(digit)) for digit in set(guess))
+    return black, common - black
+
+
 class MastermindEnv(GameEnv):
     """Mastermind; see the module docstring."""
 
+    game_name = "mastermind"
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("secret", "secret_index", "history", "shown", "candidates")
+    state_attrs = ("secret", "history", "candidates")
 
     def __init__(
         self,
@@ -231,55 +165,34 @@ class MastermindEnv(GameEnv):
         self.codes = all_codes(self.pegs, self.colors, self.repeats)
         self.index = code_index(self.pegs, self.colors, self.repeats)
         self.code_list = list(self.index)
-        # Per configuration, computed once: the usual spelling of each code (a move in
-        # that spelling needs no validation), each code's text, and the opening message.
-        self.code_texts = code_texts(self.pegs, self.colors, self.repeats)
-        self.spelled = {text: i for i, text in enumerate(self.code_texts)}
-        self.example = " ".join("1" * self.pegs)
-        self.masks = score_masks(self.pegs, self.colors, self.repeats)
-        self.log_codes = math.log(max(len(self.codes), 2))
-        repeats_rule = "Digits may repeat." if self.repeats else "No digit repeats."
-        self.rules = (
+        # Narrowing the candidates reads this table where the code space is small enough
+        # to tabulate (it saves scoring every candidate on every guess).
+        self.table = score_table(self.pegs, self.colors, self.repeats)
+        self.secret: tuple[int, ...] = self.code_list[0]
+        self.history: list[tuple[tuple[int, ...], int, int]] = []
+        # The indices (in `all_codes`) of the codes still consistent with every score.
+        self.candidates = np.arange(len(self.codes))
+
+    def _reset(self, options: dict[str, Any]):
+        no_options(self, options)
+        self.secret = self.code_list[int(self.np_random.random() * len(self.code_list))]
+        self.history = []
+        self.candidates = np.arange(len(self.codes))
+        repeats = "Digits may repeat." if self.repeats else "No digit repeats."
+        rules = (
             f"Mastermind. Find the secret code of {self.pegs} digits, "
-            f"each from 1 to {self.colors}. {repeats_rule} "
+            f"each from 1 to {self.colors}. {repeats} "
             f"You have {self.max_guesses} guesses. "
             "Each guess is scored with black pegs (right digit, right "
             "place) and white pegs (right digit, wrong place).\n"
             f"Reply with one guess per turn as <move>{' '.join(map(str, range(1, self.pegs + 1)))}"
             "</move>."
         )
-        self.secret: tuple[int, ...] = self.code_list[0]
-        self.secret_index = 0  # the secret's row in `all_codes`
-        self.history: list[tuple[tuple[int, ...], int, int]] = []
-        self.shown = ""  # the board so far, one line per guess (grown, never redrawn)
-        # The codes still consistent with the scores: a bit set where there are `masks`
-        # (see `ScoreMasks`), else an array of indices.
-        self.candidates: int | np.ndarray = self._all_candidates()
+        return [user(rules)], {"level": self.level}
 
-    def _all_candidates(self) -> int | np.ndarray:
-        """Every code: a full bit set, or every index where there are no `masks`."""
-        if self.masks is not None:
-            return self.masks.everything
-        return np.arange(len(self.code_list))
-
-    def candidate_indices(self) -> np.ndarray:
-        """The indices (in `all_codes`) of the codes still consistent with the scores."""
-        if isinstance(self.candidates, int):
-            return indices_of(self.candidates)
-        return self.candidates
-
-    def _reset(self, options: dict[str, Any]):
-        if options:
-            no_options(self, options)
-        self.secret_index = int(self.uniforms(1)[0] * len(self.code_list))
-        self.secret = self.code_list[self.secret_index]
-        self.history, self.shown = [], ""
-        self.candidates = self._all_candidates()
-        return [{"role": "user", "content": self.rules}], {"level": self.level}
-
-    def _parse(self, text: str) -> int:
-        """The index of the code a move's text (see `parse_move`) spells (see `code_index`)."""
-        text = text.replace(",", " ")
+    def _parse(self, content: str | None) -> tuple[int, ...]:
+        """The guessed code, or `InvalidAction`."""
+        text = parse_move(content, example=" ".join("1" * self.pegs)).replace(",", " ")
         digits = text.split() if " " in text else list(text)
         if len(digits) != self.pegs or not all(d.isdigit() and len(d) == 1 for d in digits):
             raise InvalidAction(f"{text[:40]!r} is not a code of {self.pegs} digits")
@@ -288,82 +201,61 @@ class MastermindEnv(GameEnv):
             raise InvalidAction(f"every digit must be from 1 to {self.colors}")
         if not self.repeats and len(set(code)) < len(code):
             raise InvalidAction("no digit may repeat in this game")
-        return self.index[code]
+        return code
+
+    def _narrow(self, guess: tuple[int, ...], black: int, white: int) -> None:
+        """Keeps the candidates that would have scored ``black`` and ``white`` against ``guess``."""
+        index, candidates = self.index[guess], self.candidates
+        if self.table is not None:
+            found = self.table[index][candidates]
+        else:
+            found = scores(self.codes[index : index + 1], self.codes[candidates], self.colors)[0]
+        self.candidates = self.candidates[found == black * 10 + white]
 
     def _step(self, action: Message) -> Step:
         try:
-            text = parse_move(action.get("content"), example=self.example)
-            # The usual spelling ("1 2 3 4") without validating it.
-            index = self.spelled.get(text)
-            if index is None:
-                index = self._parse(text)
+            guess = self._parse(action.get("content"))
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
-        guess = self.code_list[index]
-        masks = self.masks
-        if masks is not None:  # one `&` narrows the candidates (see `ScoreMasks`)
-            found, outcomes = masks.guesses.get(index) or masks.of(index)
-            bits, black, white, line = outcomes[found[self.secret_index]]
-            before = self.candidates.bit_count()
-            self.candidates &= bits
-            after = self.candidates.bit_count()
-        else:
-            black = sum(g == s for g, s in zip(guess, self.secret, strict=True))
-            white = sum(min(guess.count(c), self.secret.count(c)) for c in set(guess)) - black
-            candidates = self.candidates
-            before = len(candidates)
-            found = scores(self.codes[index : index + 1], self.codes[candidates], self.colors)[0]
-            self.candidates = candidates[found == black * 10 + white]
-            after = len(self.candidates)
-            line = board_line(self.code_texts[index], black, white)
+        black, white = pegs_of(guess, self.secret)
         self.history.append((guess, black, white))
-        self.shown = f"{self.shown}\n{line}" if self.shown else line
-        progress = PROGRESS_REWARD * math.log(before / max(after, 1)) / self.log_codes
-        if black == self.pegs:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
-                answer=guess,
-                reference=self.secret,
-                reason=f"found in {len(self.history)} guesses",
-                verifier="mastermind",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{self.board()}\nYou cracked the code!")],
-                outcome=WIN_REWARD,
-                progress=progress,
-            )
-        guesses = len(self.history)
-        if guesses >= self.max_guesses:
-            secret = self.code_texts[self.secret_index]
-            verdict = Verdict(
-                0.0,
-                Status.INCORRECT,
-                answer=guess,
-                reference=self.secret,
-                reason="out of guesses",
-                verifier="mastermind",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{self.board()}\nOut of guesses; the code was {secret}.")],
-                progress=progress,
-            )
-        step = Step(
-            [
-                {
-                    "role": "user",
-                    "content": f"{self.shown}\nGuesses left: {self.max_guesses - guesses}.",
-                }
-            ],
-            {"progress": progress},
+        before = len(self.candidates)
+        self._narrow(guess, black, white)
+        progress = (
+            PROGRESS_REWARD
+            * math.log(before / max(len(self.candidates), 1))
+            / math.log(max(len(self.codes), 2))
         )
-        return step if self._turn < self.max_moves else self.budgeted(step)
+        guesses = len(self.history)
+        if black == self.pegs:
+            return self.won(
+                f"{self.board()}\nYou cracked the code!",
+                reason=f"found in {guesses} guesses",
+                outcome=WIN_REWARD,
+                answer=guess,
+                reference=self.secret,
+                progress=progress,
+            )
+        if guesses >= self.max_guesses:
+            secret = " ".join(map(str, self.secret))
+            return self.lost(
+                f"{self.board()}\nOut of guesses; the code was {secret}.",
+                reason="out of guesses",
+                answer=guess,
+                reference=self.secret,
+                progress=progress,
+            )
+        left = self.max_guesses - guesses
+        return self.budgeted(
+            Step([user(f"{self.board()}\nGuesses left: {left}.")], {"progress": progress})
+        )
 
     def board(self) -> str:
         """Every guess so far with its score."""
-        return self.shown
+        return "\n".join(
+            f"{' '.join(map(str, guess))}  black {black} white {white}"
+            for guess, black, white in self.history
+        )
 
     def random_action(self, rng: np.random.Generator) -> str:
         """A random code."""
@@ -372,7 +264,7 @@ class MastermindEnv(GameEnv):
 
     def oracle_action(self) -> str:
         """Knuth's minimax guesser (see the module docstring)."""
-        candidates = self.candidate_indices()
+        candidates = self.candidates
         if len(candidates) <= 2:
             index = int(candidates[0])
         elif not self.history:

@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     DIRECTIONS,
@@ -71,6 +70,7 @@ VIEWS = (None, None, None, None, None, None, None, 2, 2, 2)
 class MazeEnv(GameEnv):
     """A seeded labyrinth; see the module docstring."""
 
+    game_name = "maze"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("open", "goal", "distance", "max_moves", "player", "seen", "potential")
 
@@ -140,7 +140,7 @@ class MazeEnv(GameEnv):
         ]
         if self.loops and walls:
             knock = rng.random(len(walls)).tolist()
-            for wall, draw in zip(walls, knock):
+            for wall, draw in zip(walls, knock, strict=True):
                 if draw < self.loops:
                     grid[wall] = 1
         return grid
@@ -177,7 +177,8 @@ class MazeEnv(GameEnv):
         self._look()
         fog = f" You see only {self.view} rooms around you (? is unexplored)." if self.view else ""
         rules = (
-            f"Maze. Walk from @ to G. Each move goes one room up, down, left or right; # is a wall.{fog} "
+            "Maze. Walk from @ to G. "
+            f"Each move goes one room up, down, left or right; # is a wall.{fog} "
             f"You have {self.max_moves} turns.\n"
             "Reply with one move per turn as <move>up</move> (or down, left, right).\n\n"
             + self.board()
@@ -206,15 +207,9 @@ class MazeEnv(GameEnv):
         self._look()
         progress = self.potential.update(self.distance[self.player])
         if self.player == self.goal:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"You reached the goal!\n{self.board()}",
                 reason=f"reached the goal in {self.turn} turns",
-                verifier="maze",
-            )
-            return self.finish(
-                verdict,
-                [user(f"You reached the goal!\n{self.board()}")],
                 outcome=WIN_REWARD,
                 progress=progress,
             )
@@ -263,4 +258,7 @@ class MazeEnv(GameEnv):
 
     def render_text(self) -> str:
         """The map with coordinates."""
-        return f"{framed(self._rows(), labels=False)}\nrooms to the goal {self.distance[self.player]}, turn {self.turn}/{self.max_moves}"
+        return (
+            f"{framed(self._rows(), labels=False)}\n"
+            f"rooms to the goal {self.distance[self.player]}, turn {self.turn}/{self.max_moves}"
+        )

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     GameEnv,
@@ -86,8 +85,9 @@ _DIGITS = ".12345678"
 class MinesweeperEnv(GameEnv):
     """Minesweeper with a safe opening; see the module docstring."""
 
+    game_name = "minesweeper"
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("mines", "counts", "revealed", "flags", "view", "hidden_safe", "start_hidden")
+    state_attrs = ("mines", "counts", "revealed", "flags", "hidden_safe", "start_hidden")
 
     def __init__(
         self,
@@ -112,19 +112,6 @@ class MinesweeperEnv(GameEnv):
         self.cells = self.rows * self.columns
         self.max_moves = self.cells - self.mine_count + EXTRA_TURNS
         self.neighbours = [self._neighbours(i) for i in range(self.cells)]
-        self.allowed: dict[int, list[int]] = {}  # per start cell, filled as starts occur
-        # Per board, computed once: cell names (``b3``) and cells by name, the opening
-        # message before the board, and the board's row labels.
-        self.names = [
-            f"{column_label(i % self.columns)}{i // self.columns + 1}" for i in range(self.cells)
-        ]
-        self.cell_of = {name: i for i, name in enumerate(self.names)}
-        pad = len(str(self.rows))
-        header = framed(["#" * self.columns] * self.rows).split("\n")[0]
-        cells = " ".join(["{}"] * self.columns)
-        self.template = "\n".join(  # the board as `framed` draws it, a cell per {}
-            [header] + [f"{r:>{pad}} {cells}" for r in range(1, self.rows + 1)]
-        )
         self.rules = (
             f"Minesweeper. The {self.rows}x{self.columns} board hides {self.mine_count} mines. "
             "Reveal every cell without a mine. "
@@ -139,7 +126,6 @@ class MinesweeperEnv(GameEnv):
         self.counts: list[int] = []
         self.revealed: set[int] = set()
         self.flags: set[int] = set()
-        self.view = ["#"] * self.cells  # each cell's character on the board (mines hidden)
         self.hidden_safe = 0
         self.start_hidden = 1
 
@@ -153,14 +139,11 @@ class MinesweeperEnv(GameEnv):
         )
 
     def _reset(self, options: dict[str, Any]):
-        if options:
-            no_options(self, options)
-        draws = self.uniforms(self.mine_count + 1)
+        no_options(self, options)
+        draws = self.np_random.random(self.mine_count + 1).tolist()
         start = int(draws[0] * self.cells)
-        allowed = self.allowed.get(start)
-        if allowed is None:  # the cells a mine may take: not the start nor its neighbours
-            keep_clear = {start, *self.neighbours[start]}
-            allowed = self.allowed[start] = [i for i in range(self.cells) if i not in keep_clear]
+        keep_clear = {start, *self.neighbours[start]}  # the opening has no mine around it
+        allowed = [i for i in range(self.cells) if i not in keep_clear]
         self.mines = frozenset(sample(allowed, self.mine_count, draws[1:]))
         counts = [0] * self.cells
         for mine in self.mines:
@@ -168,47 +151,30 @@ class MinesweeperEnv(GameEnv):
                 counts[n] += 1
         self.counts = counts
         self.revealed, self.flags = set(), set()
-        self.view = ["#"] * self.cells
         self._open(start)
         self.hidden_safe = self.cells - self.mine_count - len(self.revealed)
         self.start_hidden = max(self.hidden_safe, 1)
-        return [{"role": "user", "content": self.rules + self.board()}], {"level": self.level}
+        return [user(self.rules + self.board())], {"level": self.level}
 
     def _open(self, cell: int) -> None:
         """Reveals ``cell`` and, through cells with no mine around, their neighbours."""
-        if cell in self.revealed:
-            return
-        revealed, flags, counts, neighbours, view = (
-            self.revealed,
-            self.flags,
-            self.counts,
-            self.neighbours,
-            self.view,
-        )
-        revealed.add(cell)
-        flags.discard(cell)
-        view[cell] = _DIGITS[counts[cell]]
-        stack = [] if counts[cell] else [cell]  # opened cells whose neighbours open too
+        stack = [cell]
         while stack:
-            for n in neighbours[stack.pop()]:
-                if n not in revealed:
-                    revealed.add(n)
-                    if flags:
-                        flags.discard(n)
-                    count = counts[n]
-                    view[n] = _DIGITS[count]
-                    if not count:
-                        stack.append(n)
+            current = stack.pop()
+            if current in self.revealed:
+                continue
+            self.revealed.add(current)
+            self.flags.discard(current)
+            if self.counts[current] == 0:
+                stack.extend(n for n in self.neighbours[current] if n not in self.revealed)
 
     def _parse(self, content: str | None) -> tuple[str, int]:
         move = parse_move(content, example="reveal b3")
         verb, _, where = move.partition(" ")
         if verb not in ("reveal", "flag"):
             raise InvalidAction(f"{move[:40]!r} is not a move; write reveal b3 or flag b3")
-        cell = self.cell_of.get(where)  # the usual spelling, without the general parser
-        if cell is None:
-            row, column = parse_cell(where, self.rows, self.columns)
-            cell = row * self.columns + column
+        row, column = parse_cell(where, self.rows, self.columns)
+        cell = row * self.columns + column
         if cell in self.revealed:
             raise InvalidAction(f"{where} is already revealed; choose a hidden cell")
         return verb, cell
@@ -222,24 +188,16 @@ class MinesweeperEnv(GameEnv):
         if verb == "flag":
             if cell in self.flags:
                 self.flags.discard(cell)
-                self.view[cell] = "#"
                 note = f"Removed the flag on {name}."
             else:
                 self.flags.add(cell)
-                self.view[cell] = "F"
                 note = f"Flagged {name}."
             return self.budgeted(Step([user(f"{note}\n{self.board()}")], {"progress": 0.0}))
         if cell in self.mines:
-            verdict = Verdict(
-                0.0,
-                Status.INCORRECT,
-                answer=name,
+            return self.lost(
+                f"Boom! {name} was a mine. You lose.\n{self.board(show_mines=True)}",
                 reason=f"revealed a mine at {name}",
-                verifier="minesweeper",
-            )
-            return self.finish(
-                verdict,
-                [user(f"Boom! {name} was a mine. You lose.\n{self.board(show_mines=True)}")],
+                answer=name,
                 progress=0.0,
             )
         before = self.hidden_safe
@@ -247,12 +205,9 @@ class MinesweeperEnv(GameEnv):
         self.hidden_safe = self.cells - self.mine_count - len(self.revealed)
         progress = PROGRESS_REWARD * (before - self.hidden_safe) / self.start_hidden
         if self.hidden_safe == 0:
-            verdict = Verdict(
-                1.0, Status.CORRECT, reason=f"cleared in {self.turn} turns", verifier="minesweeper"
-            )
-            return self.finish(
-                verdict,
-                [user(f"You cleared the field!\n{self.board(show_mines=True)}")],
+            return self.won(
+                f"You cleared the field!\n{self.board(show_mines=True)}",
+                reason=f"cleared in {self.turn} turns",
                 outcome=WIN_REWARD,
                 progress=progress,
             )
@@ -263,7 +218,8 @@ class MinesweeperEnv(GameEnv):
         return self.budgeted(Step([user(text)], {"progress": progress}))
 
     def _name(self, cell: int) -> str:
-        return self.names[cell]
+        row, column = divmod(cell, self.columns)
+        return f"{column_label(column)}{row + 1}"
 
     # --- the oracle -------------------------------------------------------------------------
 
@@ -332,14 +288,18 @@ class MinesweeperEnv(GameEnv):
 
     # --- views --------------------------------------------------------------------------------
 
+    def _char(self, cell: int, show_mines: bool) -> str:
+        if cell in self.revealed:
+            return _DIGITS[self.counts[cell]]
+        if show_mines and cell in self.mines:
+            return "*"
+        return "F" if cell in self.flags else "#"
+
     def board(self, show_mines: bool = False) -> str:
-        """The board with column letters and row numbers (as `framed` draws it)."""
-        if not show_mines:
-            return self.template.format(*self.view)
-        chars = self.view[:]
-        for i in self.mines:  # never revealed: revealing a mine ends the game
-            chars[i] = "*"
-        return self.template.format(*chars)
+        """The board with column letters and row numbers."""
+        chars = [self._char(cell, show_mines) for cell in range(self.cells)]
+        width = self.columns
+        return framed(["".join(chars[r * width : (r + 1) * width]) for r in range(self.rows)])
 
     def state_key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The revealed and the flagged cells."""

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     DIRECTION_ALIASES,
@@ -77,6 +76,7 @@ _SOURCE = {"up": (1, 0), "down": (-1, 0), "left": (0, 1), "right": (0, -1)}
 class SlidingPuzzleEnv(GameEnv):
     """The n-puzzle; see the module docstring."""
 
+    game_name = "sliding_puzzle"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("tiles", "potential")
 
@@ -124,15 +124,16 @@ class SlidingPuzzleEnv(GameEnv):
         self.tiles = tuple(tiles)
         # The scramble undone, as tile moves keyed by frame (the oracle's fallback).
         self._plan = {}
-        for before, after in zip(reversed(history[1:]), reversed(history[:-1])):
+        for before, after in zip(reversed(history[1:]), reversed(history[:-1]), strict=True):
             self._plan[before] = after[before.index(0)]
         self._searched = False
         self.potential = Potential(PROGRESS_REWARD, self.distance(self.tiles))
         rules = (
-            f"Sliding puzzle. Slide the tiles into order: 1 to {self.cells - 1} row by row, the gap (.) last. "
-            "A move slides a tile next to the gap into it. "
+            f"Sliding puzzle. Slide the tiles into order: 1 to {self.cells - 1} row by row, "
+            "the gap (.) last. A move slides a tile next to the gap into it. "
             f"You have {self.max_moves} turns.\n"
-            "Reply with one move per turn: the tile's number, <move>5</move>, or the way it slides, "
+            "Reply with one move per turn: the tile's number, <move>5</move>, "
+            "or the way it slides, "
             "<move>up</move> (the tile below the gap moves up).\n\n" + self.board()
         )
         return [user(rules)], {"level": self.level}
@@ -181,15 +182,9 @@ class SlidingPuzzleEnv(GameEnv):
         self.tiles = tuple(tiles)
         progress = self.potential.update(self.distance(self.tiles))
         if self.tiles == self.solved:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"Moved tile {tile}. Solved!\n{self.board()}",
                 reason=f"solved in {self.turn} turns",
-                verifier="sliding_puzzle",
-            )
-            return self.finish(
-                verdict,
-                [user(f"Moved tile {tile}. Solved!\n{self.board()}")],
                 outcome=WIN_REWARD,
                 progress=progress,
             )
@@ -260,7 +255,8 @@ class SlidingPuzzleEnv(GameEnv):
             path = self.solve()
             if path is not None:
                 self._plan = {
-                    before: before[after.index(0)] for before, after in zip(path, path[1:])
+                    before: before[after.index(0)]
+                    for before, after in zip(path, path[1:], strict=False)
                 }
         tile = self._plan.get(self.tiles)
         if tile is None:
@@ -290,4 +286,5 @@ class SlidingPuzzleEnv(GameEnv):
 
     def render_text(self) -> str:
         """The frame and the tiles' distance to their places."""
-        return f"{self.board()}\ndistance {self.distance(self.tiles)}, turn {self.turn}/{self.max_moves}"
+        distance = self.distance(self.tiles)
+        return f"{self.board()}\ndistance {distance}, turn {self.turn}/{self.max_moves}"

@@ -51,7 +51,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import (
     DIRECTIONS,
@@ -134,6 +133,7 @@ def _carve(rng, side: int, width: int) -> bytearray:
 class SokobanEnv(GameEnv):
     """Sokoban by reverse play; see the module docstring."""
 
+    game_name = "sokoban"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("floor", "targets", "player", "boxes", "solved_count")
 
@@ -238,7 +238,7 @@ class SokobanEnv(GameEnv):
             if all(b not in target_set for b in boxes):
                 score = swaps + sum(
                     abs(b // width - t // width) + abs(b % width - t % width)
-                    for b, t in zip(boxes, targets)
+                    for b, t in zip(boxes, targets, strict=True)
                 )
                 if score > best_score:
                     best_score, best = score, (player, frozenset(boxes), len(history))
@@ -311,8 +311,9 @@ class SokobanEnv(GameEnv):
         self.solved_count = 0
         self._plan, self._optimal = self._plan_states(plan), False
         rules = (
-            f"Sokoban. Push all {self.box_count} box(es) onto the targets. You move up, down, left or right; "
-            "walking into a box pushes it one cell if the cell beyond is free. You cannot pull boxes. "
+            f"Sokoban. Push all {self.box_count} box(es) onto the targets. "
+            "You move up, down, left or right; walking into a box pushes it one cell "
+            "if the cell beyond is free. You cannot pull boxes. "
             f"You have {self.max_moves} turns.\n"
             "Board: # wall, _ floor, . target, $ box, * box on target, @ you, + you on a target.\n"
             "Reply with one move per turn as <move>up</move> (or down, left, right).\n\n"
@@ -330,16 +331,16 @@ class SokobanEnv(GameEnv):
         self.solved_count = on_target
         parts = {"progress": progress}
         if on_target == self.box_count:
-            verdict = Verdict(
-                1.0, Status.CORRECT, reason=f"solved in {self.turn} turns", verifier="sokoban"
-            )
-            return self.finish(
-                verdict,
-                [user(f"{note} All boxes are on targets: solved!\n{self.board()}")],
+            return self.won(
+                f"{note} All boxes are on targets: solved!\n{self.board()}",
+                reason=f"solved in {self.turn} turns",
                 outcome=WIN_REWARD,
                 **parts,
             )
-        text = f"{note} Boxes on targets: {on_target}/{self.box_count}. Turns left: {self.max_moves - self.turn}.\n{self.board()}"
+        text = (
+            f"{note} Boxes on targets: {on_target}/{self.box_count}. "
+            f"Turns left: {self.max_moves - self.turn}.\n{self.board()}"
+        )
         return self.budgeted(Step([user(text)], parts))
 
     def _apply(self, move: str) -> str:
@@ -520,4 +521,7 @@ class SokobanEnv(GameEnv):
     def render_text(self) -> str:
         """The board with coordinates and a status line."""
         on = len(self.boxes & self.targets)
-        return f"{framed(self._rows())}\nboxes on targets {on}/{self.box_count}, turn {self.turn}/{self.max_moves}"
+        return (
+            f"{framed(self._rows())}\nboxes on targets {on}/{self.box_count}, "
+            f"turn {self.turn}/{self.max_moves}"
+        )

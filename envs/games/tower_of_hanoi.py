@@ -51,7 +51,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from ._common import GameEnv, Potential, check_int, check_level, level_value, no_options, parse_move
 
@@ -79,30 +78,6 @@ _MOVE = re.compile(
 )
 
 
-_PAIRS = {f"{a} {b}": (i, j) for i, a in enumerate("abc") for j, b in enumerate("abc") if i != j}
-"""The normalised ``a c`` spelling of every move, to its (source, target)."""
-
-_DISK_NAMES = tuple(str(d) for d in range(11))
-_EMPTY = tuple(f"peg {peg} is empty" for peg in PEGS)
-_ONTO = tuple(
-    tuple(f"disk {disk} cannot go onto the smaller disk {top}" for top in range(11))
-    for disk in range(11)
-)
-"""``_ONTO[disk][top]``: why disk cannot go onto the smaller disk top."""
-_MOVED = tuple(
-    tuple(tuple(f"Moved disk {disk} from {a} to {b}." for b in PEGS) for a in PEGS)
-    for disk in range(11)
-)
-"""``_MOVED[disk][source][target]``: the note on a move."""
-_WEIGHTS = tuple(3 ** (d - 1) if d else 0 for d in range(11))
-"""Disk d's weight in a position's code (``sum(where[d] * 3 ** (d - 1))``)."""
-
-
-def position_code(where: list[int]) -> int:
-    """A position as one integer: each disk's peg a base-3 digit (disk 1 the lowest)."""
-    return sum(where[d] * _WEIGHTS[d] for d in range(1, len(where)))
-
-
 def _parse_pegs(text: str) -> tuple[int, int]:
     """The (source, target) pegs of a move in any accepted spelling, or `InvalidAction`."""
     match = _MOVE.match(text)
@@ -114,7 +89,7 @@ def _parse_pegs(text: str) -> tuple[int, int]:
 
 
 def _peg_text(peg: list[int]) -> str:
-    return " ".join([_DISK_NAMES[d] for d in peg]) if peg else "-"
+    return " ".join(str(disk) for disk in peg) if peg else "-"
 
 
 def moves_needed(where: list[int], k: int, target: int) -> int:
@@ -142,8 +117,9 @@ def next_move(where: list[int], k: int, target: int) -> tuple[int, int] | None:
 class TowerOfHanoiEnv(GameEnv):
     """Tower of Hanoi from any position; see the module docstring."""
 
+    game_name = "tower_of_hanoi"
     invalid_action_penalty = INVALID_ACTION_PENALTY
-    state_attrs = ("where", "code", "pegs", "texts", "target", "potential")
+    state_attrs = ("where", "pegs", "target", "potential")
 
     def __init__(self, level: int = 3, disks: int | None = None, start: str | None = None):
         self.level = check_level(level)
@@ -155,120 +131,76 @@ class TowerOfHanoiEnv(GameEnv):
         self.max_moves = 2 * ((1 << self.disks) - 1) + EXTRA_TURNS
         self.where = [0] * (self.disks + 1)  # where[d]: the peg of disk d (index 0 unused)
         self.pegs: list[list[int]] = [list(range(self.disks, 0, -1)), [], []]  # bottom to top
-        self.texts = [_peg_text(peg) for peg in self.pegs]  # each peg as the board shows it
-        self.tower_text = _peg_text(self.pegs[0])
-        self.rules = [  # per target peg; only the board is added at reset
-            f"Tower of Hanoi with {self.disks} disks (1 is the smallest) on pegs A, B and C. "
-            "Move every disk onto peg "
-            f"{PEGS[target]}. Each move takes the top disk of one peg onto another peg that is "
-            f"empty or whose top disk is larger. You have {self.max_moves} turns.\n"
-            "Pegs are listed bottom to top. "
-            "Reply with one move per turn as <move>A C</move> (from A to C).\n\n"
-            for target in range(3)
-        ]
         self.target = 2
-        self.code = 0  # `position_code(where)`, kept up to date move by move
-        self.fewest: dict[int, int] = {}  # code * 3 + target -> moves_needed (a cache)
         self.potential = Potential(PROGRESS_REWARD, 1)
 
     def _reset(self, options: dict[str, Any]):
-        if options:
-            no_options(self, options)
+        no_options(self, options)
         disks = self.disks
         if self.start == "classic":
-            self.target = 2
-            self.where = [0] * (disks + 1)
-            self.pegs = [list(range(disks, 0, -1)), [], []]
-            self.texts = [self.tower_text, "-", "-"]
-            needed = (1 << disks) - 1
+            self.where, self.target = [0] * (disks + 1), 2
         elif self.start == "stacked":
-            # The first two of disks + 2 numbers: the stream moves on as a random start's does.
-            first, second = self.uniforms(2, skip=disks)
-            source = int(first * 3)
-            self.target = (source + 1 + int(second * 2)) % 3
+            # Draws as many numbers as a random start, so that the stream moves on alike.
+            draws = self.np_random.random(disks + 2).tolist()
+            source = int(draws[0] * 3)
             self.where = [source] * (disks + 1)
-            self.pegs = [[], [], []]
-            self.pegs[source] = list(range(disks, 0, -1))
-            self.texts = ["-", "-", "-"]
-            self.texts[source] = self.tower_text
-            needed = (1 << disks) - 1  # every disk is off the target peg
+            self.target = (source + 1 + int(draws[1] * 2)) % 3
         else:
-            while True:
-                draws = self.uniforms(disks + 2)
+            while True:  # until some disk is off the target peg
+                draws = self.np_random.random(disks + 2).tolist()
                 self.where = [0] + [int(d * 3) for d in draws[2:]]
                 self.target = int(draws[0] * 3)
-                needed = moves_needed(self.where, disks, self.target)
-                if needed > 0:
+                if moves_needed(self.where, disks, self.target) > 0:
                     break
-            where = self.where
-            self.pegs = [[d for d in range(disks, 0, -1) if where[d] == p] for p in range(3)]
-            self.texts = [_peg_text(peg) for peg in self.pegs]
-        self.code = position_code(self.where)
+        self.pegs = [[d for d in range(disks, 0, -1) if self.where[d] == peg] for peg in range(3)]
+        needed = moves_needed(self.where, disks, self.target)
         self.potential = Potential(PROGRESS_REWARD, needed)
-        return [{"role": "user", "content": self.rules[self.target] + self.board()}], {
-            "level": self.level,
-            "fewest_moves": needed,
-        }
+        rules = (
+            f"Tower of Hanoi with {disks} disks (1 is the smallest) on pegs A, B and C. "
+            f"Move every disk onto peg {PEGS[self.target]}. Each move takes the top disk of "
+            "one peg onto another peg that is empty or whose top disk is larger. "
+            f"You have {self.max_moves} turns.\n"
+            "Pegs are listed bottom to top. "
+            "Reply with one move per turn as <move>A C</move> (from A to C).\n\n"
+        )
+        return [user(rules + self.board())], {"level": self.level, "fewest_moves": needed}
+
+    def _illegal(self, source: int, target: int) -> str | None:
+        """Why moving the top disk of ``source`` onto ``target`` breaks the rules, or None."""
+        if source == target:
+            return "the source and target pegs must differ"
+        if not self.pegs[source]:
+            return f"peg {PEGS[source]} is empty"
+        disk, onto = self.pegs[source][-1], self.pegs[target]
+        if onto and onto[-1] < disk:
+            return f"disk {disk} cannot go onto the smaller disk {onto[-1]}"
+        return None
 
     def _step(self, action: Message) -> Step:
         try:
-            text = parse_move(action.get("content"), example="A C")
-            # The usual spelling ("a c") without the regular expression.
-            move = _PAIRS.get(text) or _parse_pegs(text)
+            source, target = _parse_pegs(parse_move(action.get("content"), example="A C"))
+            reason = self._illegal(source, target)
+            if reason is not None:
+                raise InvalidAction(reason)
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
-        # Illegal moves are answered here, not raised: random play makes many, and raising
-        # costs more than the rest of the step.
-        source, target = move
-        pegs = self.pegs
-        if source == target:
-            reason = "the source and target pegs must differ"
-        elif not pegs[source]:
-            reason = _EMPTY[source]
-        elif pegs[target] and pegs[target][-1] < pegs[source][-1]:
-            reason = _ONTO[pegs[source][-1]][pegs[target][-1]]
-        else:
-            reason = None
-        if reason is not None:
-            step = self.invalid(reason)
-            return step if self._turn < self.max_moves else self.budgeted(step)
-        texts = self.texts
-        disk = pegs[source].pop()
-        pegs[target].append(disk)
+        disk = self.pegs[source].pop()
+        self.pegs[target].append(disk)
         self.where[disk] = target
-        self.code = code = self.code + (target - source) * _WEIGHTS[disk]
-        # The two pegs' texts change by one disk (cheaper than redrawing the board).
-        text = texts[source]
-        cut = text.rfind(" ")
-        texts[source] = text[:cut] if cut > 0 else "-"
-        name = _DISK_NAMES[disk]
-        texts[target] = f"{texts[target]} {name}" if len(pegs[target]) > 1 else name
-        key = code * 3 + self.target
-        needed = self.fewest.get(key)
-        if needed is None:
-            needed = self.fewest[key] = moves_needed(self.where, self.disks, self.target)
+        needed = moves_needed(self.where, self.disks, self.target)
         progress = self.potential.update(needed)
+        note = f"Moved disk {disk} from {PEGS[source]} to {PEGS[target]}."
         if needed == 0:  # every disk is on the target peg
-            note = _MOVED[disk][source][target]
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"{note} Solved!\n{self.board()}",
                 reason=f"solved in {self.turn} turns",
-                verifier="tower_of_hanoi",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{note} Solved!\n{self.board()}")],
                 outcome=WIN_REWARD,
                 progress=progress,
             )
-        a, b, c = texts
-        text = (
-            f"{_MOVED[disk][source][target]} Turns left: {self.max_moves - self._turn}."
-            f"\nA: {a}\nB: {b}\nC: {c}"
+        left = self.max_moves - self.turn
+        return self.budgeted(
+            Step([user(f"{note} Turns left: {left}.\n{self.board()}")], {"progress": progress})
         )
-        step = Step([{"role": "user", "content": text}], {"progress": progress})
-        return step if self._turn < self.max_moves else self.budgeted(step)
 
     def random_action(self, rng: np.random.Generator) -> str:
         """A random pair of different pegs."""
@@ -283,7 +215,7 @@ class TowerOfHanoiEnv(GameEnv):
 
     def board(self) -> str:
         """Each peg's disks, bottom to top."""
-        a, b, c = self.texts
+        a, b, c = (_peg_text(peg) for peg in self.pegs)
         return f"A: {a}\nB: {b}\nC: {c}"
 
     def state_key(self) -> tuple[int, ...]:

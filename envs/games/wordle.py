@@ -53,7 +53,6 @@ from typing import Any
 import numpy as np
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction, Message, Step, user
-from palaestra.verdict import Status, Verdict
 
 from . import _words
 from ._common import GameEnv, check_int, check_level, level_value, no_options, parse_move
@@ -89,7 +88,7 @@ def feedback(guess: str, secret: str) -> str:
     """The marks of ``guess`` against ``secret`` (``G``, ``Y``, ``-`` per letter)."""
     marks = ["-"] * len(guess)
     spare: dict[str, int] = {}
-    for i, (g, s) in enumerate(zip(guess, secret)):
+    for i, (g, s) in enumerate(zip(guess, secret, strict=True)):
         if g == s:
             marks[i] = "G"
         else:
@@ -164,6 +163,7 @@ def _best_guess(answers: np.ndarray, candidates: np.ndarray) -> int:
 class WordleEnv(GameEnv):
     """Wordle over a shipped word list; see the module docstring."""
 
+    game_name = "wordle"
     invalid_action_penalty = INVALID_ACTION_PENALTY
     state_attrs = ("secret", "history", "candidates")
 
@@ -198,9 +198,11 @@ class WordleEnv(GameEnv):
         self.history = []
         self.candidates = np.arange(len(self.answers))
         rules = (
-            f"Wordle. Find the hidden English word of {self.length} letters in {self.max_guesses} guesses. "
-            f"Each guess must be {'a common' if self.common_only else 'an'} English word. After each guess every letter is marked: G right letter in "
-            "the right place, Y in the word but elsewhere, - not in the word (or no more copies of it).\n"
+            f"Wordle. Find the hidden English word of {self.length} letters "
+            f"in {self.max_guesses} guesses. "
+            f"Each guess must be {'a common' if self.common_only else 'an'} English word. "
+            "After each guess every letter is marked: G right letter in the right place, "
+            "Y in the word but elsewhere, - not in the word (or no more copies of it).\n"
             "Reply with one guess per turn as <move>WORD</move>."
         )
         return [user(rules)], {"level": self.level, "length": self.length}
@@ -228,32 +230,20 @@ class WordleEnv(GameEnv):
         total = math.log(len(self.answers))
         progress = PROGRESS_REWARD * math.log(before / max(len(self.candidates), 1)) / total
         if guess == self.secret:
-            verdict = Verdict(
-                1.0,
-                Status.CORRECT,
+            return self.won(
+                f"{self.board()}\nYou found {self.secret!r}!",
+                reason=f"found in {len(self.history)} guesses",
+                outcome=WIN_REWARD,
                 answer=guess,
                 reference=self.secret,
-                reason=f"found in {len(self.history)} guesses",
-                verifier="wordle",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{self.board()}\nYou found {self.secret!r}!")],
-                outcome=WIN_REWARD,
                 progress=progress,
             )
         if len(self.history) >= self.max_guesses:
-            verdict = Verdict(
-                0.0,
-                Status.INCORRECT,
+            return self.lost(
+                f"{self.board()}\nOut of guesses; the word was {self.secret!r}.",
+                reason="out of guesses",
                 answer=guess,
                 reference=self.secret,
-                reason="out of guesses",
-                verifier="wordle",
-            )
-            return self.finish(
-                verdict,
-                [user(f"{self.board()}\nOut of guesses; the word was {self.secret!r}.")],
                 progress=progress,
             )
         left = self.max_guesses - len(self.history)

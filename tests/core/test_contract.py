@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import gymnasium
-import numpy as np
 import pytest
 
 import palaestra
@@ -132,27 +130,3 @@ def test_render_modes():
     env.reset(seed=0)
     assert "Secret in [1, 64]" in env.render()
     assert palaestra.make("GuessNumber-v0").render() is None
-
-
-def test_seeding_is_lazy_and_gives_gymnasiums_generator():
-    from gymnasium.utils import seeding
-
-    env = palaestra.make("TowerOfHanoi-v0", start="stacked").unwrapped  # one draw per reset
-    env.reset(seed=11)
-    env.reset()  # no seed: the generator of seed 11 goes on
-    assert env.np_random_seed == 11
-    expected = seeding.np_random(11)[0]
-    expected.random(env.disks + 2)  # what the two resets drew
-    expected.random(env.disks + 2)
-    assert env.np_random.bit_generator.state == expected.bit_generator.state
-    env.reset(seed=12)
-    snapshot = env.get_state()  # built on demand: the state right after reset(seed=12)
-    env.np_random.random(5)
-    env.set_state(snapshot)
-    assert env.np_random.bit_generator.state == snapshot["rng"]
-    env.reset(seed=13)
-    mine = np.random.default_rng(5)
-    env.np_random = mine  # a generator set by hand replaces the pending seed
-    assert env.np_random is mine and env.np_random_seed == -1
-    with pytest.raises(gymnasium.error.Error, match="greater or equal to zero"):
-        env.reset(seed=-1)

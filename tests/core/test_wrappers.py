@@ -146,7 +146,7 @@ def _play(env, actions):
 
 
 @pytest.mark.parametrize(
-    "env_id", ["GuessNumber-v0", "TowerOfHanoi-v0", "Sokoban-v0", "Minesweeper-v0"]
+    "env_id", ["GuessNumber-v0", "TowerOfHanoi-v0", "Sokoban-v0", "Minesweeper-v0", "TicTacToe-v0"]
 )
 @pytest.mark.parametrize("max_turns, max_invalid", [(4, 1), (6, 0), (3, None), (None, 2), (40, 3)])
 def test_make_limits_follow_the_wrappers_rules(env_id, max_turns, max_invalid):
@@ -172,17 +172,18 @@ def test_make_limits_follow_the_wrappers_rules(env_id, max_turns, max_invalid):
         assert _play(made, actions) == _play(wrapped, actions)
 
 
-def test_make_keeps_the_wrappers_for_envs_with_their_own_snapshots():
-    env = palaestra.make("TicTacToe-v0")
+def test_make_sets_the_limits_on_envs_with_their_own_snapshots():
     spec = palaestra.spec("TicTacToe-v0")
-    layer, kinds = env, []
-    while isinstance(layer, palaestra.Wrapper):
-        kinds.append(type(layer))
-        layer = layer.env
-    expected = [TurnLimit] * (spec.max_turns is not None) + [InvalidActionLimit] * (
-        spec.max_invalid is not None
-    )
-    assert kinds == expected and layer.episode_limits == (None, None)
+    env = palaestra.make("TicTacToe-v0", max_invalid=1)
+    assert env is env.unwrapped and env.episode_limits == (spec.max_turns, 1)
+    env.reset(seed=0)
+    env.step("junk")
+    snapshot = env.get_state()
+    assert env.step("junk")[2]  # the second invalid action exceeds the allowance
+    env.set_state(snapshot)
+    observation, _, terminated, _, info = env.step("junk")
+    assert terminated and info["termination"] == "invalid_action_limit"
+    assert observation[-1]["content"] == "Too many invalid actions (2); the episode is over."
 
 
 def test_set_limits_rejects_bad_values():

@@ -146,6 +146,7 @@ def test_verdicts_are_frozen_and_normalise_their_fields():
     assert verdict.status is Status.CORRECT and not verdict.mask and verdict.details == {}
     assert Verdict(0.0, Status.INCORRECT).details is not Verdict(0.0, Status.INCORRECT).details
     assert Verdict(0.0, "error").mask  # an infrastructure error is always masked
+    assert Verdict(0.0, Status.INCORRECT, details=None).details == {}
     with pytest.raises(dataclasses.FrozenInstanceError):
         verdict.score = 0.0
     with pytest.raises(ValueError):
