@@ -183,12 +183,16 @@ class Env(gym.Env[Observation, Action]):
     Class attributes:
         invalid_action_penalty: Reward of an invalid action (documented per env).
         max_action_chars: Actions longer than this are invalid.
+        reply_tag: The tag a reply goes in (``"answer"`` for ``<answer>...</answer>``), or
+            None; `palaestra play` wraps what a person types in it. The env itself reads
+            only what its prompt asks for.
     """
 
     # render_fps only paces Gymnasium's human rendering; text envs have no frame rate.
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
     invalid_action_penalty: ClassVar[float] = INVALID_ACTION_PENALTY
     max_action_chars: ClassVar[int] = MAX_ACTION_CHARS
+    reply_tag: ClassVar[str | None] = None
 
     render_mode: str | None = None
     _started: bool = False
@@ -314,10 +318,13 @@ class Env(gym.Env[Observation, Action]):
         raise NotImplementedError(f"{type(self).__name__} has no oracle")
 
     def best_return(self) -> float:
-        """The highest episode return reachable in the current episode.
+        """The return best play is sure to reach in the current episode: the oracle's target.
 
         Defaults to the upper end of the registered reward range (or 1.0). Envs whose
-        optimum depends on the instance (e.g. step penalties) override it.
+        optimum depends on the instance (e.g. step penalties) override it; against an
+        opponent it is what best play guarantees whatever the opponent does, so a weak
+        opponent's mistakes can give more (a won tic-tac-toe game returns 1, the
+        guarantee is a draw's 0).
         """
         spec = getattr(self, "palaestra_spec", None)
         return float(spec.reward_range[1]) if spec is not None else 1.0

@@ -372,6 +372,8 @@ class VsOpponent(Env):
             ``"random"`` (drawn from the seed at each reset).
     """
 
+    reply_tag: ClassVar[str | None] = "move"
+
     def __init__(self, game: MultiAgentEnv, opponent: str | Opponent, seat: str = "first"):
         if not isinstance(game, MultiAgentEnv):
             raise TypeError(f"game must be a MultiAgentEnv, got {type(game).__name__}")

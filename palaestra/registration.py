@@ -462,7 +462,12 @@ def make(
             f"{env_spec.id} does not accept {', '.join(hints)}. "
             f"It accepts: {', '.join(names) or 'no arguments'}."
         )
-    env = factory(**arguments)
+    try:
+        env = factory(**arguments)
+    except (ValueError, TypeError) as e:
+        if type(e) not in (ValueError, TypeError):  # typed errors carry their own context
+            raise
+        raise type(e)(f"{env_spec.id}: {e}") from e  # which env refused its arguments
     if not isinstance(env, Env):
         raise RegistrationError(
             f"{env_spec.id}: the entry point {env_spec.entry_point!r} returned "

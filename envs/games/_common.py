@@ -130,6 +130,7 @@ class GameEnv(Env):
     """
 
     game_name: ClassVar[str] = "game"
+    reply_tag: ClassVar[str | None] = "move"
     max_moves: int = 1
 
     def random_action(self, rng: np.random.Generator) -> str:

@@ -311,6 +311,7 @@ class TaskEnv(Env):
     """
 
     task_class: ClassVar[type[Task]]
+    reply_tag: ClassVar[str | None] = "answer"
 
     def __init__(self, level: int = 1, **knobs: Any):
         self.task = self.task_class.from_level(level, **knobs)

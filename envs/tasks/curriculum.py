@@ -300,6 +300,8 @@ def _resolve_family(env_id: str) -> type[TaskEnv]:
 class TaskMixEnv(Env):
     """One task family per episode, drawn by weight; see the module docstring."""
 
+    reply_tag = "answer"  # every family is a task family
+
     def __init__(
         self,
         level: int = 3,

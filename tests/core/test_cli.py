@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import palaestra
-from palaestra.cli import app
+from palaestra.cli import _typed_action, app
 
 runner = CliRunner()
 
@@ -41,6 +41,16 @@ def test_unknown_id_and_argument_are_clear_errors():
     assert result.exit_code == 2 and "did you mean 'level'" in flat(result.output)
     result = runner.invoke(app, ["play", "Arithmetic-v0", "--arg", "nonsense"])
     assert result.exit_code != 0 and "name=value" in flat(result.output)
+
+
+def test_a_bad_argument_value_names_the_env():
+    result = runner.invoke(app, ["play", "TicTacToe-v0", "--arg", "level=99"])
+    assert result.exit_code == 2
+    assert "error: TicTacToe-v0: level must be an integer from 1 to 10, got 99" in flat(
+        result.output
+    )
+    with pytest.raises(ValueError, match=r"^TicTacToe-v0: level must be"):
+        palaestra.make("TicTacToe-v0", level=99)
 
 
 def test_check_one_id():
@@ -198,6 +208,7 @@ def test_play_names_its_seed_and_wraps_a_bare_move(palaestra_script, subprocess_
         ["play", "GuessNumber-v0", "--arg", "level=1"],
         encoding="utf-8",
         timeout=30,
+        dimensions=(50, 200),
         env=subprocess_env(TERM="dumb"),
     )
     child.expect(r"\(seed (\S+)\)")
@@ -228,3 +239,46 @@ def test_train_help_shows_no_type_beside_flags_and_no_raw_markup(palaestra_scrip
     assert result.returncode == 0, result.stderr
     assert "grpo (group baselines" in flat(result.stdout)
     assert "<bool>" not in result.stdout and "``" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "env_id",
+    [
+        s.id
+        for s in palaestra.list_envs()
+        if ("single-turn" in s.tags or "game" in s.tags) and "code" not in s.tags
+    ],
+)
+def test_a_bare_reply_is_wrapped_in_the_tag_the_env_reads(env_id):
+    with palaestra.make(env_id) as env:
+        env.reset(seed=0)
+        oracle = env.oracle_action()
+        tag = env.reply_tag
+        assert tag is not None and isinstance(oracle, str), f"{env_id} takes no bare reply"
+        match = re.fullmatch(rf"(?s)\s*<{tag}>(.*)</{tag}>\s*", oracle)
+        assert match, f"{env_id}: the oracle's {oracle!r} is not one <{tag}> reply"
+        assert _typed_action(match.group(1), tag) == f"<{tag}>{match.group(1).strip()}</{tag}>"
+        _, _, _, _, info = env.step(_typed_action(match.group(1), tag))
+        assert not info.get("invalid_action"), info.get("invalid_reason")
+
+
+@pytest.mark.timeout(60)
+def test_play_a_single_turn_task_with_a_bare_answer(palaestra_script, subprocess_env):
+    child = pexpect.spawn(
+        palaestra_script,
+        ["play", "Arithmetic-v0", "--seed", "2"],
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 200),
+        env=subprocess_env(TERM="dumb"),
+    )
+    child.expect("you> ")
+    child.sendline(":hint")
+    child.expect(r"oracle: <answer>(-?\d+)</answer>")
+    answer = child.match.group(1)
+    child.expect("you> ")
+    child.sendline(answer)
+    child.expect(r"Episode ended: solved.*Return 1\.000 in 1 turn\.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

@@ -122,6 +122,8 @@ def extract_integer(content: str) -> tuple[int | None, Status, str]:
 class ArithmeticEnv(Env):
     """Evaluate an integer expression; see the module docstring."""
 
+    reply_tag = "answer"
+
     def __init__(
         self, level: int = 1, num_operands: int | None = None, max_operand: int | None = None
     ):
