@@ -378,7 +378,8 @@ class VsOpponent(Env):
         if isinstance(opponent, str):
             if opponent not in game.opponents:
                 raise ValueError(
-                    f"unknown opponent {opponent!r}; {type(game).__name__} has {sorted(game.opponents)}"
+                    f"unknown opponent {opponent!r}; "
+                    f"{type(game).__name__} has {sorted(game.opponents)}"
                 )
             self.opponent_name, opponent = opponent, game.opponents[opponent]
         elif callable(opponent):
@@ -390,7 +391,8 @@ class VsOpponent(Env):
         seats = {"first": game.possible_agents[0], "second": game.possible_agents[-1]}
         if seat not in seats and seat not in game.possible_agents and seat != "random":
             raise ValueError(
-                f"seat must be 'first', 'second', 'random' or one of {list(game.possible_agents)}, got {seat!r}"
+                "seat must be 'first', 'second', 'random' or one of "
+                f"{list(game.possible_agents)}, got {seat!r}"
             )
         self.game = game
         self.opponent = opponent
@@ -405,7 +407,8 @@ class VsOpponent(Env):
             ]
         observations, _ = self.game.reset(options=options)
         texts = [m["content"] for m in observations[self.seat]]
-        # The opponents' opening moves pay the learner nothing: its return starts with its first move.
+        # The opponents' opening moves pay the learner nothing: its return starts with its
+        # first move.
         self._run_opponents(texts, {})
         return [user("\n".join(texts))], {"seat": self.seat, "opponent": self.opponent_name}
 
