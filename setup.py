@@ -29,6 +29,7 @@ class BuildWithCatalogue(build_py):
     """Ships the root `registry.yaml` inside the installed `palaestra` package."""
 
     def run(self):
+        """Builds the packages, then copies `registry.yaml` into the built `palaestra`."""
         super().run()
         target = Path(self.build_lib) / "palaestra" / "registry.yaml"
         target.parent.mkdir(parents=True, exist_ok=True)

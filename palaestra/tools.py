@@ -153,7 +153,8 @@ def tool(
                 raise TypeError(f"tool {function.__name__} may not take *args or **kwargs")
             if parameter.name not in hints:
                 raise TypeError(
-                    f"tool {function.__name__}: parameter {parameter.name!r} needs a type annotation"
+                    f"tool {function.__name__}: parameter {parameter.name!r} "
+                    "needs a type annotation"
                 )
             prop = _json_type(hints[parameter.name])
             if parameter.name in descriptions:
@@ -199,7 +200,10 @@ def check_arguments(tool_: Tool, arguments: Mapping[str, Any]) -> str | None:
         return f"missing argument(s) {missing} for {tool_.name}"
     for key, value in arguments.items():
         if key in properties and not _type_ok(value, properties[key]):
-            return f"argument {key!r} of {tool_.name} must match {properties[key]}, got {type(value).__name__}"
+            return (
+                f"argument {key!r} of {tool_.name} must match {properties[key]}, "
+                f"got {type(value).__name__}"
+            )
     return None
 
 

@@ -65,7 +65,7 @@ class VecEnv:
         """Resets every env; env ``i`` is seeded from ``SeedSequence([seed, i])``."""
         seeds = derive_seeds(seed, len(self.envs))
         results = await asyncio.gather(
-            *(env.areset(seed=s, options=options) for env, s in zip(self.envs, seeds))
+            *(env.areset(seed=s, options=options) for env, s in zip(self.envs, seeds, strict=True))
         )
         self.done = [False] * len(self.envs)
         return [r[0] for r in results], [r[1] for r in results]
@@ -91,7 +91,7 @@ class VecEnv:
         for i, (_, _, terminated, truncated, _) in enumerate(results):
             if actions[i] is not None and (terminated or truncated):
                 self.done[i] = True
-        observations, rewards, terms, truncs, infos = (list(x) for x in zip(*results))
+        observations, rewards, terms, truncs, infos = (list(x) for x in zip(*results, strict=True))
         return observations, rewards, terms, truncs, infos
 
     def reset(

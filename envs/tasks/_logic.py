@@ -34,7 +34,7 @@ _PAIR = re.compile(r"^([^=:]+?)\s*[=:]\s*(.+?)$")
 
 
 def clean(text: str) -> str:
-    """``text`` stripped, inner whitespace collapsed to one space, one trailing full stop dropped."""
+    """``text`` stripped, inner whitespace collapsed to one space, a trailing full stop dropped."""
     text = _SPACES.sub(" ", text.strip())
     if text.endswith(".") and not text.endswith(".."):
         text = text[:-1].rstrip()
@@ -49,7 +49,7 @@ def parse_label(text: str, labels: Mapping[str, str]) -> str | None:
 
 
 def split_items(text: str, separators: str = r"[,;\n]") -> list[str] | None:
-    """The non-empty items of ``text`` split at ``separators``; None if an item is empty or too many.
+    """The items of ``text`` split at ``separators``; None if one is empty or there are too many.
 
     A single trailing separator is tolerated ("A, B,"); an empty item elsewhere ("A,,B") is not.
     """
@@ -195,7 +195,8 @@ def z3_count(build: Callable[[Any], tuple[Any, Sequence[Any]]], cap: int = 2) ->
         cap: Stop counting here.
 
     Raises:
-        ImportError: z3-solver is missing (it ships with the ``dev`` extra; only certificates use it).
+        ImportError: z3-solver is missing (it ships with the ``dev`` extra; only certificates
+            use it).
     """
     z3 = z3_module()
     solver, variables = build(z3)

@@ -109,8 +109,8 @@ class LevelSchedule:
                 raise ValueError(f"{name} must be a number from 0 to 1, got {value!r}")
         if self.lower_at >= self.raise_at:
             raise ValueError(
-                f"lower_at ({self.lower_at}) must be below raise_at ({self.raise_at}), or one window could both "
-                "raise and lower the level"
+                f"lower_at ({self.lower_at}) must be below raise_at ({self.raise_at}), "
+                "or one window could both raise and lower the level"
             )
         if not isinstance(self.step, int) or isinstance(self.step, bool) or self.step < 1:
             raise ValueError(f"step must be a positive integer, got {self.step!r}")

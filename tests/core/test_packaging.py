@@ -13,12 +13,17 @@ import pytest
 
 PROBE = """
 import importlib.util, json, sys
-import palaestra, palaestra.envs, palaestra.verifiers, palaestra.agents, palaestra.trainers, palaestra.sandbox
-tops = {name: importlib.util.find_spec(name) is not None for name in ("envs", "verifiers", "agents", "trainers", "sandbox")}
+import palaestra, palaestra.envs, palaestra.verifiers, palaestra.agents, palaestra.trainers
+import palaestra.sandbox
+tops = {
+    name: importlib.util.find_spec(name) is not None
+    for name in ("envs", "verifiers", "agents", "trainers", "sandbox")
+}
 env = palaestra.make("Arithmetic-v0")
 obs, info = env.reset(seed=0)
 _, reward, *_ = env.step(env.oracle_action())
-print(json.dumps({"file": palaestra.__file__, "tops": tops, "reward": reward, "ids": len(palaestra.list_envs())}))
+ids = len(palaestra.list_envs())
+print(json.dumps({"file": palaestra.__file__, "tops": tops, "reward": reward, "ids": ids}))
 """
 
 

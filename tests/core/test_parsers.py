@@ -22,7 +22,10 @@ def msg(content, **extra):
 
 
 def test_hermes_parses_calls_and_keeps_the_text():
-    text = 'Let me compute.<tool_call>{"name": "calc", "arguments": {"x": 1}}</tool_call> and <tool_call>{"name": "f", "arguments": "{\\"y\\": 2}"}</tool_call>'
+    text = (
+        'Let me compute.<tool_call>{"name": "calc", "arguments": {"x": 1}}</tool_call> and '
+        '<tool_call>{"name": "f", "arguments": "{\\"y\\": 2}"}</tool_call>'
+    )
     parsed = HermesParser().parse(msg(text))
     assert [(c.name, c.arguments, c.id) for c in parsed.tool_calls] == [
         ("calc", {"x": 1}, "call_0"),
@@ -51,7 +54,10 @@ def test_hermes_reports_malformed_calls(text, fragment):
 
 
 def test_calls_inside_reasoning_are_ignored():
-    text = '<think>maybe <tool_call>{"name": "a", "arguments": {}}</tool_call></think>real <tool_call>{"name": "b", "arguments": {}}</tool_call>'
+    text = (
+        '<think>maybe <tool_call>{"name": "a", "arguments": {}}</tool_call></think>'
+        'real <tool_call>{"name": "b", "arguments": {}}</tool_call>'
+    )
     parsed = HermesParser().parse(msg(text))
     assert [c.name for c in parsed.tool_calls] == ["b"]
     assert "maybe" in parsed.reasoning

@@ -34,9 +34,12 @@ def test_step_skips_finished_envs_and_checks_actions():
         envs.step([None, "x", "x"])
     finished = [False] * 3
     for _ in range(20):
-        actions = [None if done else env.oracle_action() for env, done in zip(envs.envs, finished)]
+        actions = [
+            None if done else env.oracle_action()
+            for env, done in zip(envs.envs, finished, strict=True)
+        ]
         _, rewards, terms, truncs, infos = envs.step(actions)
-        finished = [f or t or u for f, t, u in zip(finished, terms, truncs)]
+        finished = [f or t or u for f, t, u in zip(finished, terms, truncs, strict=True)]
         if all(finished):
             break
     assert all(finished)

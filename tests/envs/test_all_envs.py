@@ -1,4 +1,7 @@
-"""Every registered id keeps the contract: Palaestra's checker, Gymnasium's checker, gymnasium.make."""
+"""Every registered id keeps the contract.
+
+Checked three ways: Palaestra's checker, Gymnasium's checker and `gymnasium.make`.
+"""
 
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ RECORDED = golden.load()
 )
 def test_golden_digest(env_id):
     assert env_id in RECORDED, (
-        f"{env_id} has no golden digest; record it with: python tests/envs/golden.py --update {env_id}"
+        f"{env_id} has no golden digest; "
+        f"record it with: python tests/envs/golden.py --update {env_id}"
     )
     assert golden.digest(env_id) == RECORDED[env_id], (
         f"{env_id} now generates or scores differently from its recorded episodes. "

@@ -192,8 +192,10 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
         lines = ", ".join(f"{a}-{b}" for a, b in edges) if edges else "none"
         prompt = (
             f"A graph has the nodes {', '.join(names)} and the undirected edges {lines}.\n\n"
-            "Find its connected components (groups of nodes that can reach each other along edges). List every "
-            "component with its nodes separated by commas, and separate components with '|', e.g. "
+            "Find its connected components "
+            "(groups of nodes that can reach each other along edges). "
+            "List every component with its nodes separated by commas, "
+            "and separate components with '|', e.g. "
             "<answer>P, R | Q | S, T, U</answer>. Components and nodes may be in any order. "
             + ANSWER_FORMAT
         )
@@ -210,9 +212,9 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
         picture = "\n".join(rows)
         prompt = (
             f"This map is {side} rows by {side} columns; # is land and . is water:\n{picture}\n\n"
-            "An island is a group of land cells connected through their up, down, left or right neighbours "
-            "(not diagonally). Give the size (number of cells) of every island, largest first, separated by "
-            "commas, e.g. <answer>7, 4, 4, 1</answer>. " + ANSWER_FORMAT
+            "An island is a group of land cells connected through their up, down, left or right "
+            "neighbours (not diagonally). Give the size (number of cells) of every island, "
+            "largest first, separated by commas, e.g. <answer>7, 4, 4, 1</answer>. " + ANSWER_FORMAT
         )
         return Problem(prompt, sizes, {"kind": "grid", "rows": rows})
 
@@ -299,7 +301,11 @@ class ConnectedComponentsTask(Task[ConnectedComponentsConfig]):
         return Certificate(1 if found == sorted(problem.reference) else 0)
 
     def mutations(self, problem: Problem) -> list[str]:
-        """Grid: a size off by one, an island dropped or added. Graph: a node moved, groups merged."""
+        """Wrong answers close to the reference.
+
+        Grid: a size off by one, an island dropped or added. Graph: a node moved to another
+        group, the first two groups merged, the largest group split.
+        """
         reference = problem.reference
         if problem.data["kind"] == "grid":
             sizes = list(reference)

@@ -315,7 +315,7 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
         return f"{b} is {a}'s {'son' if sex[b] == 'm' else 'daughter'}."
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """A random family; a pair whose relation is of the hardest tier on offer (most of the time)."""
+        """A random family; a pair related at the hardest tier on offer (most of the time)."""
         cfg = self.config
         people = self._family(rng)
         by_tier: dict[int, list[tuple[int, int, str]]] = {1: [], 2: [], 3: []}
@@ -338,9 +338,10 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
         a_name, b_name = people[a]["name"], people[b]["name"]
         prompt = (
             f"The people of a family: {roster}.\nFacts:\n{lines}\n\n"
-            "Children of a married couple are the children of both spouses, and there are no other family ties "
-            "than those that follow from these facts.\n"
-            f"How is {a_name} related to {b_name}? Complete '{a_name} is {b_name}'s ___' with one term from this "
+            "Children of a married couple are the children of both spouses, "
+            "and there are no other family ties than those that follow from these facts.\n"
+            f"How is {a_name} related to {b_name}? "
+            f"Complete '{a_name} is {b_name}'s ___' with one term from this "
             f"list: {vocabulary}. e.g. <answer>nephew</answer>. " + ANSWER_FORMAT
         )
         data = {
@@ -375,7 +376,7 @@ class FamilyTreeTask(Task[FamilyTreeConfig]):
         return self.correct(term, problem)
 
     def certify(self, problem: Problem) -> Certificate:
-        """Parents and spouses rebuilt from the facts; every term's definition tested; one must hold."""
+        """Rebuilds parents and spouses from the facts; exactly one term's definition must hold."""
         data = problem.data
         sex = dict((name, s) for name, s in data["people"])
         parents: dict[str, set[str]] = {name: set() for name in sex}

@@ -144,7 +144,9 @@ class GraphColoringTask(Task[GraphColoringConfig]):
         names = letter_labels(rng, cfg.nodes)
         extra = rng.integers(1, cfg.colours + 1, size=cfg.nodes - cfg.colours)
         classes = list(range(1, cfg.colours + 1)) + [int(c) for c in extra]
-        hidden = {name: classes[int(i)] for name, i in zip(names, rng.permutation(cfg.nodes))}
+        hidden = {
+            name: classes[int(i)] for name, i in zip(names, rng.permutation(cfg.nodes), strict=True)
+        }
         pairs: set[tuple[str, str]] = set()
         representatives = [
             next(n for n in names if hidden[n] == c) for c in range(1, cfg.colours + 1)
@@ -162,8 +164,9 @@ class GraphColoringTask(Task[GraphColoringConfig]):
         lines = ", ".join(f"{a}-{b}" for a, b in edges)
         prompt = (
             f"A graph has the nodes {', '.join(names)} and the edges {lines}.\n\n"
-            f"Colour every node with one of the colours 1 to {cfg.colours} so that the two ends of every edge "
-            "have different colours. Give every node's colour as 'node = colour', separated by commas, e.g. "
+            f"Colour every node with one of the colours 1 to {cfg.colours} "
+            "so that the two ends of every edge have different colours. "
+            "Give every node's colour as 'node = colour', separated by commas, e.g. "
             "<answer>P = 1, Q = 2</answer>. Any valid colouring is accepted. " + ANSWER_FORMAT
         )
         return Problem(prompt, hidden, {"nodes": names, "edges": edges, "colours": cfg.colours})

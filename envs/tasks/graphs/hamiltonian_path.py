@@ -142,7 +142,7 @@ class HamiltonianPathTask(Task[HamiltonianPathConfig]):
         cfg = self.config
         names = letter_labels(rng, cfg.nodes)
         hidden = [names[int(i)] for i in rng.permutation(cfg.nodes)]
-        pairs = {tuple(sorted(p)) for p in zip(hidden, hidden[1:])}
+        pairs = {tuple(sorted(p)) for p in zip(hidden, hidden[1:], strict=False)}
         possible = cfg.nodes * (cfg.nodes - 1) // 2
         target = min(possible, cfg.nodes - 1 + round(cfg.density * cfg.nodes))
         while len(pairs) < target:
@@ -153,9 +153,10 @@ class HamiltonianPathTask(Task[HamiltonianPathConfig]):
         lines = ", ".join(f"{a}-{b}" for a, b in edges)
         prompt = (
             f"A graph has the nodes {', '.join(names)} and the undirected edges {lines}.\n\n"
-            "Find a path that visits every node exactly once, moving only along edges (it may start and end at "
-            "any nodes). Give the nodes in order separated by '->', e.g. <answer>P -> Q -> R</answer>. Any "
-            "valid path is accepted. " + ANSWER_FORMAT
+            "Find a path that visits every node exactly once, moving only along edges "
+            "(it may start and end at any nodes). "
+            "Give the nodes in order separated by '->', e.g. <answer>P -> Q -> R</answer>. "
+            "Any valid path is accepted. " + ANSWER_FORMAT
         )
         return Problem(prompt, hidden, {"nodes": names, "edges": edges})
 
@@ -172,7 +173,7 @@ class HamiltonianPathTask(Task[HamiltonianPathConfig]):
         if sorted(path) != sorted(data["nodes"]):
             return self.wrong(path, problem, "the path must visit every node exactly once")
         joined = {frozenset(e) for e in data["edges"]}
-        for a, b in zip(path, path[1:]):
+        for a, b in zip(path, path[1:], strict=False):
             if frozenset((a, b)) not in joined:
                 return self.wrong(path, problem, f"there is no edge between {a} and {b}")
         return self.correct(path, problem)

@@ -147,7 +147,7 @@ class ShortestPathTask(Task[ShortestPathConfig]):
         return ShortestPathConfig(nodes=nodes, density=density, max_length=max_length)
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """A random spanning tree plus extra edges; endpoints whose shortest route has the most edges."""
+        """A random spanning tree plus extra edges; endpoints far apart along a shortest route."""
         cfg = self.config
         names = letter_labels(rng, cfg.nodes)
         order = [names[int(i)] for i in rng.permutation(cfg.nodes)]
@@ -178,10 +178,12 @@ class ShortestPathTask(Task[ShortestPathConfig]):
         path = shortest_paths(adj, source, target, 1)[0]
         lines = "\n".join(f"{a} - {b}: {w}" for a, b, w in edges)
         prompt = (
-            f"A road map has {cfg.nodes} towns ({', '.join(names)}) and these two-way roads, each written "
+            f"A road map has {cfg.nodes} towns ({', '.join(names)}) "
+            "and these two-way roads, each written "
             f"'town - town: length':\n{lines}\n\n"
-            f"Find a shortest route from {source} to {target}. Give the towns on the route in order, from {source} "
-            f"to {target}, separated by '->', e.g. <answer>P -> Q -> R</answer>. Any shortest route is accepted. "
+            f"Find a shortest route from {source} to {target}. "
+            f"Give the towns on the route in order, from {source} to {target}, "
+            "separated by '->', e.g. <answer>P -> Q -> R</answer>. Any shortest route is accepted. "
             + ANSWER_FORMAT
         )
         data = {
@@ -213,7 +215,7 @@ class ShortestPathTask(Task[ShortestPathConfig]):
             )
         adj = adjacency(data["edges"])
         length = 0
-        for a, b in zip(path, path[1:]):
+        for a, b in zip(path, path[1:], strict=False):
             if b not in adj[a]:
                 return self.wrong(path, problem, f"there is no road between {a} and {b}")
             length += adj[a][b]

@@ -96,7 +96,7 @@ class TopologicalSortConfig:
 
 
 def kahn(nodes: list[str], edges: list[list[str]], largest_first: bool = False) -> list[str]:
-    """Kahn's algorithm with alphabetical tie-breaking; fewer than all nodes when there is a cycle."""
+    """Kahn's algorithm with alphabetical tie-breaking; fewer than all nodes if there is a cycle."""
     indegree = {n: 0 for n in nodes}
     after: dict[str, list[str]] = {n: [] for n in nodes}
     for a, b in edges:
@@ -120,7 +120,7 @@ def kahn(nodes: list[str], edges: list[list[str]], largest_first: bool = False) 
 
 
 def find_cycle(nodes: list[str], edges: list[list[str]]) -> list[str]:
-    """A cycle among the nodes Kahn's algorithm could not place (walking back along prerequisites)."""
+    """A cycle among the nodes Kahn's algorithm cannot place (walking back along prerequisites)."""
     placed = set(kahn(nodes, edges))
     stuck = [n for n in nodes if n not in placed]
     if not stuck:
@@ -167,7 +167,7 @@ class TopologicalSortTask(Task[TopologicalSortConfig]):
         if rng.random() < cfg.cycle_rate:
             length = int(rng.integers(2, min(6, cfg.nodes) + 1))
             chain = sorted(int(x) for x in rng.choice(cfg.nodes, size=length, replace=False))
-            for i, j in zip(chain, chain[1:]):
+            for i, j in zip(chain, chain[1:], strict=False):
                 pairs.add((hidden[i], hidden[j]))
             pairs.add((hidden[chain[-1]], hidden[chain[0]]))
         edges = [list(p) for p in sorted(pairs)]
@@ -180,11 +180,13 @@ class TopologicalSortTask(Task[TopologicalSortConfig]):
         lines = "\n".join(f"{a} must come before {b}." for a, b in edges)
         prompt = (
             f"There are {cfg.nodes} tasks: {', '.join(names)}. The rules:\n{lines}\n\n"
-            "Give an order of all the tasks in which every task comes after the tasks that must come before it: "
-            "list every task once, separated by commas, e.g. <answer>Q, P, R</answer>. If the rules contain a "
-            "cycle so that no such order exists, answer the word cycle followed by the tasks of one cycle in "
-            "order instead, e.g. <answer>cycle: P, R, Q</answer> (P before R before Q before P). Any valid "
-            "order or cycle is accepted. " + ANSWER_FORMAT
+            "Give an order of all the tasks in which every task comes after the tasks "
+            "that must come before it: "
+            "list every task once, separated by commas, e.g. <answer>Q, P, R</answer>. "
+            "If the rules contain a cycle so that no such order exists, "
+            "answer the word cycle followed by the tasks of one cycle in order instead, "
+            "e.g. <answer>cycle: P, R, Q</answer> (P before R before Q before P). "
+            "Any valid order or cycle is accepted. " + ANSWER_FORMAT
         )
         return Problem(prompt, reference, {"nodes": names, "edges": edges})
 
@@ -219,7 +221,7 @@ class TopologicalSortTask(Task[TopologicalSortConfig]):
                 return self.wrong(
                     listed, problem, "a cycle lists at least two distinct tasks once each"
                 )
-            for a, b in zip(listed, listed[1:] + listed[:1]):
+            for a, b in zip(listed, listed[1:] + listed[:1], strict=True):
                 if (a, b) not in rules:
                     return self.wrong(listed, problem, f"no rule says {a} must come before {b}")
             return self.correct(["cycle", *listed], problem)
@@ -267,7 +269,7 @@ class TopologicalSortTask(Task[TopologicalSortConfig]):
         return ("cycle: " if ref["kind"] == "cycle" else "") + ", ".join(ref["nodes"])
 
     def mutations(self, problem: Problem) -> list[str]:
-        """For an order: a rule broken, a task dropped; for a cycle: a task dropped, reversed, an order."""
+        """Order: a rule broken, a task dropped. Cycle: one task dropped, reversed, or an order."""
         data = problem.data
         ref = problem.reference
         nodes = list(ref["nodes"])

@@ -3,8 +3,8 @@
 The task:
     Inputs (a, b, c, ...) have given values 0 or 1; gates g1, g2, ... each compute AND, OR,
     NOT, XOR, NAND, NOR or XNOR of inputs or other gates. From level 4 the gates are numbered
-    (and listed) out of order, so the reader has to find an evaluation order. The answer is the value of
-    a few named gates. The generator evaluates gates in creation order; the certificate
+    (and listed) out of order, so the reader has to find an evaluation order. The answer is the
+    value of a few named gates. The generator evaluates gates in creation order; the certificate
     evaluates each output recursively from the netlist as listed.
 
 Observation:
@@ -130,10 +130,13 @@ class BooleanCircuitTask(Task[BooleanCircuitConfig]):
         )
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """Gates wired to earlier signals (recent ones preferred, for depth); outputs among the last."""
+        """Gates fed by earlier signals (recent ones favoured for depth); outputs among the last."""
         cfg = self.config
         inputs = list(string.ascii_lowercase[: cfg.inputs])
-        values = {name: int(v) for name, v in zip(inputs, rng.integers(0, 2, size=cfg.inputs))}
+        values = {
+            name: int(v)
+            for name, v in zip(inputs, rng.integers(0, 2, size=cfg.inputs), strict=True)
+        }
         ops = OPS[cfg.kinds]
         gates: list[list[Any]] = []  # [name, op, [sources]]
         signals = list(inputs)
@@ -181,9 +184,11 @@ class BooleanCircuitTask(Task[BooleanCircuitConfig]):
         )
         prompt = (
             f"A boolean circuit has inputs {given}. Its gates are{order_note}:\n{lines}\n\n"
-            "AND, OR and XOR take two or more inputs (XOR is 1 when an odd number of inputs are 1); NAND, NOR "
-            "and XNOR are their negations; NOT negates one input.\n"
-            f"What are the values of {', '.join(outputs)}? Give each as 'name = value' with value 0 or 1, "
+            "AND, OR and XOR take two or more inputs "
+            "(XOR is 1 when an odd number of inputs are 1); "
+            "NAND, NOR and XNOR are their negations; NOT negates one input.\n"
+            f"What are the values of {', '.join(outputs)}? "
+            "Give each as 'name = value' with value 0 or 1, "
             "separated by commas, e.g. <answer>g2 = 0, g5 = 1</answer>. " + ANSWER_FORMAT
         )
         return Problem(prompt, reference, {"inputs": values, "gates": listing, "outputs": outputs})

@@ -87,7 +87,7 @@ LEVELS = {
     9: (3, 4, 1, 11, True),
     10: (4, 2, 1, 12, True),
 }
-"""(people, properties, relations, premises, counting) by level; the worlds grow from 2^4 to 2^20."""
+"""(people, properties, relations, premises, counting) by level; worlds grow from 2^4 to 2^20."""
 
 STATEMENT_CANDIDATES = 24
 """Random statements drawn (besides every "X is P") to find one with the chosen label."""
@@ -128,7 +128,8 @@ class FolEntailmentConfig:
         atoms = self.people * self.properties + self.relations * self.people * (self.people - 1)
         if atoms > MAX_ATOMS:
             raise ValueError(
-                f"{atoms} ground atoms (people * properties + people * (people - 1) per relation) is over "
+                f"{atoms} ground atoms "
+                "(people * properties + people * (people - 1) per relation) is over "
                 f"{MAX_ATOMS}; use fewer people or properties"
             )
 
@@ -281,7 +282,10 @@ def render(
     if op == "not" and f[1][0] == "R":
         return f"{names[f[1][1]]} does not {verb[1]} {names[f[1][2]]}"
     if op == "or" and f[1][0] == "P" and f[2][0] == "P":
-        return f"{render(f[1], names, adjectives, verb)} or {render(f[2], names, adjectives, verb)} (or both)"
+        return (
+            f"{render(f[1], names, adjectives, verb)} or "
+            f"{render(f[2], names, adjectives, verb)} (or both)"
+        )
     shape = f[-1] if op in ("all", "some") else None
     if op == "all" and shape[0] == "P":
         return f"Everyone is {adj(shape[1])}"
@@ -438,7 +442,7 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
         return kinds
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """Premises true in a hidden world; a statement whose label is drawn among those on offer."""
+        """Premises true in a hidden world; a statement with a label drawn among those on offer."""
         cfg = self.config
         world = World(cfg.people, cfg.properties, cfg.relations)
         names = draw_names(rng, cfg.people)
@@ -494,10 +498,12 @@ class FolEntailmentTask(Task[FolEntailmentConfig]):
         story = " ".join(text(f) for f in premises)
         relation_note = f" Nobody {verb[0]} themselves." if cfg.relations else ""
         prompt = (
-            f"In this story exactly {len(names)} people exist: {', '.join(names[:-1])} and {names[-1]}.{relation_note}\n"
+            f"In this story exactly {len(names)} people exist: "
+            f"{', '.join(names[:-1])} and {names[-1]}.{relation_note}\n"
             f"{story}\n\n"
             f"Statement: {text(statement)}\n\n"
-            "Answer True if the statement must hold given the story, False if it cannot hold given the story, "
+            "Answer True if the statement must hold given the story, "
+            "False if it cannot hold given the story, "
             "and Unknown if the story leaves it open. Give one word: True, False or Unknown, e.g. "
             "<answer>Unknown</answer>. " + ANSWER_FORMAT
         )

@@ -148,7 +148,10 @@ def render(statement: list[Any], speaker: int, names: list[str]) -> str:
     if kind == "if":
         verb1 = "am" if statement[1] == speaker else "is"
         verb2 = "am" if statement[3] == speaker else "is"
-        return f"If {who(statement[1])} {verb1} {role(statement[2])}, then {who(statement[3])} {verb2} {role(statement[4])}."
+        return (
+            f"If {who(statement[1])} {verb1} {role(statement[2])}, "
+            f"then {who(statement[3])} {verb2} {role(statement[4])}."
+        )
     count = statement[2]
     noun = role(statement[3]) if count == 1 else role(statement[3], True)
     return f"{statement[1].capitalize()} {count} of us {'is' if count == 1 else 'are'} {noun}."
@@ -247,12 +250,12 @@ class KnightsKnavesTask(Task[KnightsKnavesConfig]):
         secret, statements = self._statements(rng)
         lines = [f'{names[i]} says: "{render(s, i, names)}"' for i, s in enumerate(statements)]
         prompt = (
-            "On an island, every inhabitant is either a knight, who always tells the truth, or a knave, "
-            f"who always lies. You meet {n} inhabitants: {', '.join(names)}.\n"
+            "On an island, every inhabitant is either a knight, who always tells the truth, "
+            f"or a knave, who always lies. You meet {n} inhabitants: {', '.join(names)}.\n"
             + "\n".join(lines)
-            + "\n\nWho is a knight and who is a knave? Give every inhabitant's role as 'Name: knight' or "
-            "'Name: knave', separated by commas, e.g. <answer>Name1: knave, Name2: knight</answer>. "
-            + ANSWER_FORMAT
+            + "\n\nWho is a knight and who is a knave? "
+            "Give every inhabitant's role as 'Name: knight' or 'Name: knave', separated by commas, "
+            "e.g. <answer>Name1: knave, Name2: knight</answer>. " + ANSWER_FORMAT
         )
         reference = {name: ("knight" if secret[i] else "knave") for i, name in enumerate(names)}
         return Problem(prompt, reference, {"names": names, "statements": statements})
@@ -261,7 +264,9 @@ class KnightsKnavesTask(Task[KnightsKnavesConfig]):
         """Brute force over all role assignments."""
         names = problem.data["names"]
         roles = solutions(problem.data["statements"], len(names), cap=1)[0]
-        return ", ".join(f"{name}: {'knight' if r else 'knave'}" for name, r in zip(names, roles))
+        return ", ".join(
+            f"{name}: {'knight' if r else 'knave'}" for name, r in zip(names, roles, strict=True)
+        )
 
     def check(self, answer: str, problem: Problem) -> Verdict:
         """Every inhabitant's role must make all statements consistent (unique, so the secret)."""

@@ -103,7 +103,7 @@ def render(formula: list[Any], top: bool = True) -> str:
 
 @functools.lru_cache(maxsize=16)
 def _columns(n: int) -> tuple[int, ...]:
-    """Truth tables of the atoms as bitsets over the 2^n assignments (row r: atom i = bit i of r)."""
+    """Truth tables of the atoms as bitsets over the 2^n rows (row r: atom i = bit i of r)."""
     rows = 1 << n
     return tuple(sum(1 << r for r in range(rows) if (r >> i) & 1) for i in range(n))
 
@@ -158,7 +158,7 @@ class PropositionalEntailmentTask(Task[PropositionalEntailmentConfig]):
         return PropositionalEntailmentConfig(atoms=atoms, premises=premises, depth=depth)
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """Satisfiable premises; a conclusion with the coin-flipped label (neither valid nor absurd)."""
+        """Satisfiable premises; a conclusion labelled by a coin flip (neither valid nor absurd)."""
         n, atoms = self.config.atoms, ATOMS[: self.config.atoms]
         full = (1 << (1 << n)) - 1
         want = bool(rng.integers(2))
@@ -194,11 +194,12 @@ class PropositionalEntailmentTask(Task[PropositionalEntailmentConfig]):
         answer = "yes" if entails(premises, conclusion, n) else "no"
         lines = "\n".join(f"{i + 1}. {render(p)}" for i, p in enumerate(premises))
         prompt = (
-            f"The atoms {', '.join(atoms)} are each true or false. Notation: ~ is not, & is and, | is or, "
-            "-> is implies, <-> is if and only if.\n"
+            f"The atoms {', '.join(atoms)} are each true or false. "
+            "Notation: ~ is not, & is and, | is or, -> is implies, <-> is if and only if.\n"
             f"Premises:\n{lines}\n"
             f"Conclusion: {render(conclusion)}\n\n"
-            "Do the premises entail the conclusion, that is, is the conclusion true under every assignment "
+            "Do the premises entail the conclusion, "
+            "that is, is the conclusion true under every assignment "
             "that makes all the premises true? Answer yes or no, e.g. <answer>no</answer>. "
             + ANSWER_FORMAT
         )

@@ -82,7 +82,8 @@ class SatConfig:
             5, self.variables
         ):
             raise ValueError(
-                f"clause_size must be an integer from 2 to min(5, variables), got {self.clause_size!r}"
+                "clause_size must be an integer from 2 to min(5, variables), "
+                f"got {self.clause_size!r}"
             )
         if not isinstance(self.ratio, (int, float)) or not 0.5 <= self.ratio <= 8:
             raise ValueError(f"ratio must be a number from 0.5 to 8, got {self.ratio!r}")
@@ -126,22 +127,26 @@ class SatTask(Task[SatConfig]):
             picks = rng.integers(0, n, size=(2 * target, k))
             signs = rng.integers(0, 2, size=(2 * target, k)).astype(bool)
             flips = rng.integers(0, k, size=2 * target)
-            for row, sign, flip in zip(picks.tolist(), signs.tolist(), flips.tolist()):
+            for row, sign, flip in zip(picks.tolist(), signs.tolist(), flips.tolist(), strict=True):
                 if len(set(row)) < k or len(clauses) >= target:
                     continue
-                if not any(hidden[v] == s for v, s in zip(row, sign)):
+                if not any(hidden[v] == s for v, s in zip(row, sign, strict=True)):
                     sign[flip] = hidden[row[flip]]
-                clause = sorted((v + 1 if s else -(v + 1) for v, s in zip(row, sign)), key=abs)
+                clause = sorted(
+                    (v + 1 if s else -(v + 1) for v, s in zip(row, sign, strict=True)), key=abs
+                )
                 if tuple(clause) not in seen:
                     seen.add(tuple(clause))
                     clauses.append(clause)
-        reference = {name: int(v) for name, v in zip(names, hidden)}
+        reference = {name: int(v) for name, v in zip(names, hidden, strict=True)}
         lines = "\n".join(f"{i + 1}. {self._clause_text(c, names)}" for i, c in enumerate(clauses))
         prompt = (
-            f"Find true/false values for the variables {', '.join(names)} that make every clause below true. "
+            f"Find true/false values for the variables {', '.join(names)} "
+            "that make every clause below true. "
             "A clause is true when at least one of its literals is true; ~x means 'not x'.\n"
             f"{lines}\n\n"
-            "Give every variable a value, 1 for true and 0 for false, as 'name = value' separated by commas, "
+            "Give every variable a value, 1 for true and 0 for false, "
+            "as 'name = value' separated by commas, "
             "e.g. <answer>m = 1, z = 0</answer>. Any satisfying assignment is accepted. "
             + ANSWER_FORMAT
         )
@@ -194,8 +199,10 @@ class SatTask(Task[SatConfig]):
         for i in range(len(names)):
             flipped = hidden[:i] + [not hidden[i]] + hidden[i + 1 :]
             if satisfied(clauses, flipped) < len(clauses):
-                out.append(", ".join(f"{name} = {int(v)}" for name, v in zip(names, flipped)))
-        pairs = [f"{name} = {int(v)}" for name, v in zip(names, hidden)]
+                out.append(
+                    ", ".join(f"{name} = {int(v)}" for name, v in zip(names, flipped, strict=True))
+                )
+        pairs = [f"{name} = {int(v)}" for name, v in zip(names, hidden, strict=True)]
         out.append(", ".join(pairs[:-1]))
         out.append(", ".join(pairs[:-1] + [pairs[-1].split(" = ")[0] + " = 2"]))
         return out
@@ -212,14 +219,20 @@ class SatTask(Task[SatConfig]):
                 if j != i:
                     other[j] = not other[j]
                 if satisfied(clauses, other) == len(clauses) and len(out) < 3:
-                    out.append(", ".join(f"{name} = {int(v)}" for name, v in zip(names, other)))
+                    out.append(
+                        ", ".join(
+                            f"{name} = {int(v)}" for name, v in zip(names, other, strict=True)
+                        )
+                    )
         out.append(
             "; ".join(
                 f"{name.upper()}: {'true' if v else 'false'}"
-                for name, v in reversed(list(zip(names, hidden)))
+                for name, v in reversed(list(zip(names, hidden, strict=True)))
             )
         )
-        out.append("\n".join(f"{name}={'T' if v else 'F'}" for name, v in zip(names, hidden)))
+        out.append(
+            "\n".join(f"{name}={'T' if v else 'F'}" for name, v in zip(names, hidden, strict=True))
+        )
         return out
 
     def work(self, problem: Problem) -> float:

@@ -120,7 +120,7 @@ def holds(s: list[Any], truth: tuple[bool, ...] | list[bool]) -> bool:
 
 
 def render(s: list[Any], own: int) -> str:
-    """The statement's text (statement numbers are 1-based; its own number reads "this statement")."""
+    """The statement's text (numbers are 1-based; its own number reads "this statement")."""
 
     def ref(i: int) -> str:
         return "this statement" if i == own else f"statement {i + 1}"
@@ -183,7 +183,7 @@ def _consistent_statement(
     taken: list[Any],
     complexity: int,
 ) -> list[Any] | None:
-    """A new statement for position ``index`` that the secret makes consistent (and the rival not)."""
+    """A new statement at position ``index`` that the secret makes consistent and the rival not."""
     for _ in range(40):
         s = _random_statement(rng, len(secret), complexity)
         if s in taken:
@@ -303,15 +303,16 @@ class SelfReferenceTask(Task[SelfReferenceConfig]):
                     agree[index] = table.agrees(replacement, index)
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """A secret truth assignment, statements true to it, repaired until no rival is consistent."""
+        """A secret assignment, statements true to it, repaired until no rival is consistent."""
         statements = self._statements(rng)
         truth = consistent_assignments(statements, cap=1)[0]
         lines = "\n".join(f"{i + 1}. {render(s, i)}" for i, s in enumerate(statements))
         prompt = (
             f"Consider these {len(statements)} statements:\n{lines}\n\n"
-            "Each statement is either true or false, and it is true exactly when what it says holds (about "
-            "these statements). Exactly one assignment of truth values is consistent. Which statements are "
-            "true? Give their numbers separated by commas, or none if no statement is true, e.g. "
+            "Each statement is either true or false, "
+            "and it is true exactly when what it says holds (about these statements). "
+            "Exactly one assignment of truth values is consistent. Which statements are true? "
+            "Give their numbers separated by commas, or none if no statement is true, e.g. "
             "<answer>2, 5</answer>. " + ANSWER_FORMAT
         )
         reference = [i + 1 for i, t in enumerate(truth) if t]

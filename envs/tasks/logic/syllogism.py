@@ -125,7 +125,8 @@ class SyllogismConfig:
             6, self.kinds - 1, self.premises
         ):
             raise ValueError(
-                f"chain must be an integer from 1 to min(6, kinds - 1, premises), got {self.chain!r}"
+                "chain must be an integer from 1 to min(6, kinds - 1, premises), "
+                f"got {self.chain!r}"
             )
 
 
@@ -166,7 +167,7 @@ def render(statement: list[Any], words: list[str]) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _regions(m: int, x: int, y: int, form: str) -> int:
-    """The regions a statement talks about: the ones a universal empties, or one a particular fills."""
+    """The regions a statement is about: the ones a universal empties, or one a particular fills."""
     out = 0
     for r in range(1, 1 << m):
         in_x, in_y = bool(r >> x & 1), bool(r >> y & 1)
@@ -248,7 +249,7 @@ class SyllogismTask(Task[SyllogismConfig]):
                 return [premises[int(i)] for i in rng.permutation(count)]
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """A chain with distractors; a statement whose label is drawn uniformly among those on offer."""
+        """A chain with distractors; a statement whose label is uniform over those on offer."""
         m = self.config.kinds
         words = made_up_words(rng, m)
         premises = self._premises(rng)
@@ -273,10 +274,12 @@ class SyllogismTask(Task[SyllogismConfig]):
         lines = "\n".join(f"{i + 1}. {render(p, words)}." for i, p in enumerate(premises))
         prompt = (
             f"Premises:\n{lines}\n\n"
-            f"Assume that each kind of thing named above ({', '.join(words)}) has at least one member.\n"
+            f"Assume that each kind of thing named above ({', '.join(words)}) "
+            "has at least one member.\n"
             f"Statement: {render(statement, words)}.\n\n"
-            "Answer True if the statement follows from the premises, False if its negation follows from the "
-            "premises, and Unknown if neither follows. Give one word: True, False or Unknown, e.g. "
+            "Answer True if the statement follows from the premises, "
+            "False if its negation follows from the premises, "
+            "and Unknown if neither follows. Give one word: True, False or Unknown, e.g. "
             "<answer>Unknown</answer>. " + ANSWER_FORMAT
         )
         return Problem(

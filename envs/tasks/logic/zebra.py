@@ -71,7 +71,10 @@ CATEGORIES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("pizza", "pasta", "sushi", "curry", "tacos", "salad", "soup"),
     ),
 }
-"""Category -> (how a person with a value is named, the values). Values are unique across categories."""
+"""Category -> (how a person with a value is named, the values).
+
+Values are unique across categories.
+"""
 
 LEVELS = {
     1: (3, 2, 0.2),
@@ -114,7 +117,8 @@ class ZebraConfig:
             raise ValueError(f"houses must be an integer from 2 to 7, got {self.houses!r}")
         if not isinstance(self.categories, int) or not 2 <= self.categories <= len(CATEGORIES):
             raise ValueError(
-                f"categories must be an integer from 2 to {len(CATEGORIES)}, got {self.categories!r}"
+                f"categories must be an integer from 2 to {len(CATEGORIES)}, "
+                f"got {self.categories!r}"
             )
         if not isinstance(self.relative, (int, float)) or not 0 <= self.relative <= 1:
             raise ValueError(f"relative must be a number from 0 to 1, got {self.relative!r}")
@@ -302,7 +306,7 @@ class ZebraTask(Task[ZebraConfig]):
                 return clue
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """A random arrangement; clues that rule out a rival solution until none is left; pruning."""
+        """A random arrangement; clues ruling out a rival solution until none is left; pruning."""
         n, m = self.config.houses, self.config.categories
         chosen = sorted(int(c) for c in rng.choice(len(CATEGORIES), size=m, replace=False))
         categories = [list(CATEGORIES)[c] for c in chosen]
@@ -344,19 +348,22 @@ class ZebraTask(Task[ZebraConfig]):
 
     def _prompt(self, data: dict[str, Any]) -> str:
         n, categories, values = data["houses"], data["categories"], data["values"]
-        lines = [f"- {c}: {', '.join(vals)}" for c, vals in zip(categories, values)]
+        lines = [f"- {c}: {', '.join(vals)}" for c, vals in zip(categories, values, strict=True)]
         clue_lines = [f"{i + 1}. {self._render(c, data)}" for i, c in enumerate(data["clues"])]
         example = "\n".join(f"House {h}: value, value" for h in (1, 2))
         return (
-            f"There are {n} houses in a row, numbered 1 to {n} from left to right. In each house lives one "
-            f"person, and each house has exactly one value from each category below; every value belongs "
-            f"to exactly one house.\n"
+            f"There are {n} houses in a row, numbered 1 to {n} from left to right. "
+            "In each house lives one person, "
+            "and each house has exactly one value from each category below; "
+            "every value belongs to exactly one house.\n"
             + "\n".join(lines)
             + "\n\nClues:\n"
             + "\n".join(clue_lines)
-            + "\n\n'Directly left of' means in the house numbered one less; 'next to' means in a neighbouring "
-            "house. Find the value of every category for every house. Write one line per house, the house "
-            f"number then its values separated by commas, like\n{example}\n{ANSWER_FORMAT}"
+            + "\n\n'Directly left of' means in the house numbered one less; "
+            "'next to' means in a neighbouring house. "
+            "Find the value of every category for every house. "
+            "Write one line per house, the house number then its values separated by commas, "
+            f"like\n{example}\n{ANSWER_FORMAT}"
         )
 
     @staticmethod

@@ -110,7 +110,7 @@ def run(program: str, max_steps: int = MAX_STEPS) -> tuple[str, int]:
 
 
 def run_scanning(program: str, max_steps: int = MAX_STEPS) -> str:
-    """The same machine, finding matching brackets by scanning at run time (independent of `run`)."""
+    """The same machine, matching brackets by scanning at run time (independent of `run`)."""
     tape = [0] * TAPE
     pointer = pc = steps = 0
     out = []
@@ -272,10 +272,13 @@ class BrainfuckTask(Task[BrainfuckConfig]):
         output, steps = run(program)
         prompt = (
             f"What does this Brainfuck program print?\n\n{program}\n\n"
-            "The machine has a tape of 30000 cells, each a byte starting at 0 (adding 1 to 255 gives 0). "
-            "> and < move the pointer, + and - change the current cell, . prints the current cell as an "
-            "ASCII character, [ jumps past the matching ] if the cell is 0, and ] jumps back to the matching "
-            "[ if it is not. There is no input. Answer with exactly the printed text, without quotes "
+            "The machine has a tape of 30000 cells, each a byte starting at 0 "
+            "(adding 1 to 255 gives 0). "
+            "> and < move the pointer, + and - change the current cell, "
+            ". prints the current cell as an ASCII character, "
+            "[ jumps past the matching ] if the cell is 0, "
+            "and ] jumps back to the matching [ if it is not. "
+            "There is no input. Answer with exactly the printed text, without quotes "
             f"(for example Hi there). {ANSWER_FORMAT}"
         )
         return Problem(prompt, output, {"program": program, "steps": steps})

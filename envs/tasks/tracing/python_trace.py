@@ -455,7 +455,8 @@ class PythonTraceTask(Task[PythonTraceConfig]):
         source = "\n".join(render(program))
         prompt = (
             f"What does this Python program print?\n\n```python\n{source}\n```\n\n"
-            "Answer with exactly the printed output, one printed line per line (for example\n3 7\n[1, 2]). "
+            "Answer with exactly the printed output, one printed line per line "
+            "(for example\n3 7\n[1, 2]). "
             f"{ANSWER_FORMAT}"
         )
         return Problem(prompt, output, {"source": source, "steps": interpreter.steps})

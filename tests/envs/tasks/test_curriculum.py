@@ -1,4 +1,4 @@
-"""The curriculum pieces: a level that follows success (between episodes only) and the mixture env."""
+"""The curriculum pieces: a level that follows success (between episodes only), the mixture env."""
 
 from __future__ import annotations
 

@@ -15,8 +15,9 @@ from palaestra.verdict import Status
 
 
 def test_a_hand_checked_puzzle():
-    # 1: "Exactly one of these statements is true."  2: "Statement 1 is false."  3: "This statement is false"
-    # would be a paradox; instead 3: "Statements 1 and 2 are both true or both false."
+    # 1: "Exactly one of these statements is true."  2: "Statement 1 is false."
+    # 3: "This statement is false" would be a paradox; instead
+    # 3: "Statements 1 and 2 are both true or both false."
     statements = [["count", "exactly", 1, True], ["is", 0, False], ["same", 0, 1]]
     assert consistent_assignments(statements, cap=5) == [(True, False, False)]
     problem = Problem("", [1], {"statements": statements})
