@@ -93,7 +93,7 @@ class TurnBasedGame(MultiAgentEnv):
             return f"a draw ({reason})."
         return f"you {'win' if seat == winner else 'lose'} ({reason})."
 
-    # --- hooks -------------------------------------------------------------------------------------
+    # --- hooks ---------------------------------------------------------------------------------
 
     example_move: ClassVar[str] = "..."
 

@@ -92,7 +92,8 @@ class Battleship(TurnBasedGame):
             raise ValueError(f"ships must be lengths from 1 to {self.size}, got {ships!r}")
         if sum(ships) * 2 > self.size * self.size:
             raise ValueError(
-                f"a fleet of {sum(ships)} cells does not fit a {self.size}x{self.size} grid; use fewer ships"
+                f"a fleet of {sum(ships)} cells does not fit a {self.size}x{self.size} grid; "
+                "use fewer ships"
             )
         self.ship_lengths = tuple(sorted(ships, reverse=True))
         self.total = sum(self.ship_lengths)
@@ -101,9 +102,10 @@ class Battleship(TurnBasedGame):
         self._last_hit = False
         fleet = ", ".join(map(str, self.ship_lengths))
         self.rules = (
-            f"Battleship on a {self.size}x{self.size} grid. Each side has ships of lengths {fleet}, hidden from the "
-            "other. Players take turns firing at a cell of the other's grid; the first to hit every cell of the "
-            "other fleet wins.\nTarget grid: X hit, o miss, . untried. Your fleet: S ship, X hit, o miss.\n"
+            f"Battleship on a {self.size}x{self.size} grid. Each side has ships of lengths "
+            f"{fleet}, hidden from the other. Players take turns firing at a cell of the other's "
+            "grid; the first to hit every cell of the other fleet wins.\n"
+            "Target grid: X hit, o miss, . untried. Your fleet: S ship, X hit, o miss.\n"
             "Reply with one shot per turn as <move>c4</move>."
         )
 
@@ -132,16 +134,19 @@ class Battleship(TurnBasedGame):
         raise RuntimeError("could not place the fleet; use a larger grid or fewer ships")
 
     def start(self) -> None:
+        """Places both fleets at random; player 1 fires first."""
         self.fleets = [self._place(), self._place()]
         self.shots, self.mover = [set(), set()], 0
 
     def seat_name(self, agent: str) -> str:
+        """The seat as the rules name it (``player 1`` or ``player 2``)."""
         return f"player {self.possible_agents.index(agent) + 1}"
 
     def _index(self, agent: str) -> int:
         return self.possible_agents.index(agent)
 
     def parse_move(self, agent: str, move: str) -> int:
+        """A cell not yet fired at, from ``c4`` or ``fire c4``, or raise `InvalidAction`."""
         row, column = parse_cell(move.removeprefix("fire").strip(), self.size, self.size)
         cell = row * self.size + column
         if cell in self.shots[self._index(agent)]:
@@ -154,6 +159,7 @@ class Battleship(TurnBasedGame):
         return f"{column_label(cell % self.size)}{cell // self.size + 1}"
 
     def apply(self, agent: str, move: int) -> str:
+        """Fires at the cell; returns it with ``hit``, ``miss`` or the ship sunk."""
         me = self._index(agent)
         self.shots[me].add(move)
         self._last_hit = False
@@ -167,18 +173,21 @@ class Battleship(TurnBasedGame):
         return f"{self._name(move)}: miss"
 
     def round_parts(self, agent: str) -> dict[str, dict[str, float]]:
+        """A share of `PROGRESS_REWARD` to the shooter for a hit."""
         return {agent: {"progress": PROGRESS_REWARD / self.total if self._last_hit else 0.0}}
 
     def _hits(self, shooter: int) -> set[int]:
         return {cell for ship in self.fleets[1 - shooter] for cell in ship} & self.shots[shooter]
 
     def result(self) -> tuple[str | None, str] | None:
+        """The first side to hit every cell of the other fleet wins."""
         for index in (0, 1):
             if len(self._hits(index)) == self.total:
                 return self.possible_agents[index], "sank the whole fleet"
         return None
 
     def view(self, agent: str) -> str:
+        """The agent's shots at the other fleet, then its own fleet and the shots at it."""
         me = self._index(agent)
         enemy_cells = {c for ship in self.fleets[1 - me] for c in ship}
         own_cells = {c for ship in self.fleets[me] for c in ship}
@@ -199,10 +208,12 @@ class Battleship(TurnBasedGame):
         return f"Target grid:\n{framed(target)}\nYour fleet:\n{framed(own)}"
 
     def legal_moves(self, agent: str) -> list[int]:
+        """The cells the agent has not fired at."""
         fired = self.shots[self._index(agent)]
         return [c for c in range(self.size * self.size) if c not in fired]
 
     def move_text(self, agent: str, move: int) -> str:
+        """The cell as ``<move>c4</move>``."""
         return f"<move>{self._name(move)}</move>"
 
     def _around(self, cell: int) -> list[int]:

@@ -193,9 +193,9 @@ class ConnectFour(TurnBasedGame):
 
     game_name = "connect_four"
     rules = (
-        "Connect Four. Players take turns dropping a disc into one of the 7 columns of a 6x7 grid; it falls to "
-        "the lowest free cell. Four of your discs in a row, column or diagonal win; a full grid is a draw. "
-        "X moves first. Grid: X, O, . free; columns 1-7, top row first.\n"
+        "Connect Four. Players take turns dropping a disc into one of the 7 columns of a 6x7 grid; "
+        "it falls to the lowest free cell. Four of your discs in a row, column or diagonal win; a "
+        "full grid is a draw. X moves first. Grid: X, O, . free; columns 1-7, top row first.\n"
         "Reply with one move per turn as <move>4</move> (a column number)."
     )
     example_move = "4"
@@ -208,9 +208,11 @@ class ConnectFour(TurnBasedGame):
         self.moves_played = 0
 
     def start(self) -> None:
+        """Empties the grid; X (player_0) moves first."""
         self.boards, self.mover, self.moves_played = [0, 0], 0, 0
 
     def seat_name(self, agent: str) -> str:
+        """The agent's disc, ``X`` or ``O``."""
         return "X" if agent == self.possible_agents[0] else "O"
 
     def _mine(self, agent: str) -> tuple[int, int]:
@@ -218,6 +220,7 @@ class ConnectFour(TurnBasedGame):
         return self.boards[index], self.boards[1 - index]
 
     def parse_move(self, agent: str, move: str) -> int:
+        """A column (1-7 in the text, 0-based here) that is not full, or raise `InvalidAction`."""
         if not move.isdigit() or not 1 <= int(move) <= COLUMNS:
             raise InvalidAction(
                 f"{move[:40]!r} is not a column; write a number from 1 to {COLUMNS}"
@@ -228,12 +231,14 @@ class ConnectFour(TurnBasedGame):
         return column
 
     def apply(self, agent: str, move: int) -> str:
+        """Drops the agent's disc into the column; returns ``column N``."""
         index = self.possible_agents.index(agent)
         self.boards[index] |= _drop(*self._mine(agent), move)
         self.moves_played += 1
         return f"column {move + 1}"
 
     def result(self) -> tuple[str | None, str] | None:
+        """Four in a line wins; a full grid without one is a draw."""
         for index, board in enumerate(self.boards):
             if has_four(board):
                 return self.possible_agents[index], "four in a line"
@@ -242,6 +247,7 @@ class ConnectFour(TurnBasedGame):
         return None
 
     def view(self, agent: str) -> str:
+        """The grid, top row first, the same for both seats."""
         rows = []
         for r in reversed(range(ROWS)):
             row = []
@@ -252,9 +258,11 @@ class ConnectFour(TurnBasedGame):
         return "\n".join(rows + [" ".join(str(c + 1) for c in range(COLUMNS))])
 
     def legal_moves(self, agent: str) -> list[int]:
+        """The columns that are not full."""
         return [c for c in range(COLUMNS) if _drop(*self._mine(agent), c) is not None]
 
     def move_text(self, agent: str, move: int) -> str:
+        """The column as ``<move>4</move>`` (numbered from 1)."""
         return f"<move>{move + 1}</move>"
 
     def oracle_move(self, agent: str) -> int:

@@ -170,11 +170,13 @@ class KuhnPoker(MultiAgentEnv):
         self.draws = rng.random((self.hands, 2, 2)).tolist()
         self.hand, self.history, self.chips = 0, "", [0, 0]
         rules = (
-            f"Kuhn poker, a duplicate match of {self.hands} hands. Cards: J < Q < K. Each hand both players ante 1 chip "
-            "and get one card. The first to act checks or bets 1 chip; facing a bet you call or fold; after a "
-            "check the other player checks (showdown) or bets. At a showdown the higher card wins the pot. The "
-            "second hand of each pair deals the same cards swapped.\n"
-            "Reply with one action per turn: <move>check</move>, <move>bet</move>, <move>call</move> or <move>fold</move>."
+            f"Kuhn poker, a duplicate match of {self.hands} hands. Cards: J < Q < K. Each hand "
+            "both players ante 1 chip and get one card. The first to act checks or bets 1 chip; "
+            "facing a bet you call or fold; after a check the other player checks (showdown) or "
+            "bets. At a showdown the higher card wins the pot. The second hand of each pair deals "
+            "the same cards swapped.\n"
+            "Reply with one action per turn: <move>check</move>, <move>bet</move>, "
+            "<move>call</move> or <move>fold</move>."
         )
         return {agent: f"{rules}\n\n{self._hand_text(agent)}" for agent in self.possible_agents}
 
@@ -186,7 +188,7 @@ class KuhnPoker(MultiAgentEnv):
         text += "You act first." if first else "Your opponent acts first."
         return text + (" Your move." if first else "")
 
-    # --- play ---------------------------------------------------------------------------------------
+    # --- play ----------------------------------------------------------------------------------
 
     def to_act(self) -> str:
         """The agent deciding now."""
@@ -199,7 +201,8 @@ class KuhnPoker(MultiAgentEnv):
         move = parse_move(text, example="check")
         if move not in legal_actions(self.history):
             raise InvalidAction(
-                f"{move[:40]!r} is not allowed now; choose {' or '.join(legal_actions(self.history))}"
+                f"{move[:40]!r} is not allowed now; choose "
+                f"{' or '.join(legal_actions(self.history))}"
             )
         return move
 
@@ -228,7 +231,8 @@ class KuhnPoker(MultiAgentEnv):
             )
             result = "won" if delta[seat] > 0 else "lost"
             messages[name] += (
-                f"{shown} You {result} {abs(delta[seat])} chip(s); match total {self.chips[seat]:+d}."
+                f"{shown} You {result} {abs(delta[seat])} chip(s); match total "
+                f"{self.chips[seat]:+d}."
             )
         self.hand += 1
         self.history = ""
@@ -255,12 +259,14 @@ class KuhnPoker(MultiAgentEnv):
         return self.draws[self.hand][seat][len(self.history) // 2]
 
     def legal_moves(self, agent: str) -> list[str]:
+        """The actions open after the hand's betting history."""
         return list(legal_actions(self.history))
 
     def move_text(self, agent: str, move: str) -> str:
+        """The action as ``<move>bet</move>``."""
         return f"<move>{move}</move>"
 
-    # --- the privileged oracle -----------------------------------------------------------------------
+    # --- the privileged oracle -------------------------------------------------------------------
 
     def best_in_hand(
         self, agent: str, opponent: Strategy, history: str | None = None
@@ -302,7 +308,10 @@ class KuhnPoker(MultiAgentEnv):
         if agent is not None:
             seat = self.possible_agents.index(agent)
             shown[1 - seat] = "?"
-        return f"hand {self.hand + 1}/{self.hands}, cards {shown[0]} {shown[1]}, history {self.history or '-'}, chips {self.chips}"
+        return (
+            f"hand {self.hand + 1}/{self.hands}, cards {shown[0]} {shown[1]}, history "
+            f"{self.history or '-'}, chips {self.chips}"
+        )
 
 
 def _policy(strategy: Strategy) -> Callable[[KuhnPoker, str], str]:

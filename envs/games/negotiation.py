@@ -72,12 +72,12 @@ Split = tuple[int, int, int]
 
 def worth(split: Split, values: tuple[int, ...]) -> int:
     """The value of a share to a player."""
-    return sum(n * v for n, v in zip(split, values))
+    return sum(n * v for n, v in zip(split, values, strict=True))
 
 
 def rest(pool: Split, split: Split) -> Split:
     """What the other player gets."""
-    return tuple(p - s for p, s in zip(pool, split))  # type: ignore[return-value]
+    return tuple(p - s for p, s in zip(pool, split, strict=True))  # type: ignore[return-value]
 
 
 # An opponent strategy: (pool, own values, turn index of its turn (0, 1, ...), of how many,
@@ -178,20 +178,24 @@ class Negotiation(MultiAgentEnv):
         self.turn_index, self.standing, self.deal = 0, None, None
         texts = {}
         for seat, agent in enumerate(self.possible_agents):
-            own = ", ".join(f"{k} {v}" for k, v in zip(KINDS, self.values[seat]))
+            own = ", ".join(f"{k} {v}" for k, v in zip(KINDS, self.values[seat], strict=True))
             texts[agent] = (
-                f"Negotiation. The pool: {self._describe(self.pool)}. Your values per item: {own} (the whole pool "
-                f"is worth {TOTAL_VALUE} to you; your opponent's values are private). Players take turns, "
-                f"{'you' if seat == 0 else 'your opponent'} first, for {self.turns} turns in all: propose what you "
-                "keep (the other gets the rest) or accept the other's standing proposal. No deal gives nothing.\n"
-                "Reply as <move>propose B H L</move> (the books, hats and balls you keep) or <move>accept</move>."
+                f"Negotiation. The pool: {self._describe(self.pool)}. Your values per item: {own} "
+                f"(the whole pool is worth {TOTAL_VALUE} to you; your opponent's values are "
+                f"private). Players take turns, {'you' if seat == 0 else 'your opponent'} first, "
+                f"for {self.turns} turns in all: propose what you keep (the other gets the rest) "
+                "or accept the other's standing proposal. No deal gives nothing.\n"
+                "Reply as <move>propose B H L</move> (the books, hats and balls you keep) or "
+                "<move>accept</move>."
                 + ("\nYour move." if seat == 0 else "")
             )
         return texts
 
     @staticmethod
     def _describe(split: Split) -> str:
-        return ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for n, k in zip(split, KINDS))
+        return ", ".join(
+            f"{n} {k}{'s' if n != 1 else ''}" for n, k in zip(split, KINDS, strict=True)
+        )
 
     def mover_seat(self) -> int:
         """The seat whose turn it is."""
@@ -210,7 +214,7 @@ class Negotiation(MultiAgentEnv):
         if match is None:
             raise InvalidAction(f"{move[:40]!r} is not a move; write propose B H L or accept")
         split = tuple(int(g) for g in match.groups())
-        if any(s > p for s, p in zip(split, self.pool)):
+        if any(s > p for s, p in zip(split, self.pool, strict=True)):
             raise InvalidAction(f"you cannot keep more than the pool: {self._describe(self.pool)}")
         return "propose", split  # type: ignore[return-value]
 
@@ -228,8 +232,8 @@ class Negotiation(MultiAgentEnv):
         messages = {
             agent: f"You propose to keep {self._describe(split)}.",
             other: (
-                f"Your opponent proposes to keep {self._describe(split)}, leaving you {self._describe(give)} "
-                f"(worth {worth(give, self.values[1 - seat])} to you)."
+                f"Your opponent proposes to keep {self._describe(split)}, leaving you "
+                f"{self._describe(give)} (worth {worth(give, self.values[1 - seat])} to you)."
             ),
         }
         if self.turn_index == self.turns:
@@ -265,10 +269,12 @@ class Negotiation(MultiAgentEnv):
         return rest(self.pool, self.standing[1])
 
     def legal_moves(self, agent: str) -> list[tuple[str, Split | None]]:
+        """Every split of the pool to propose, and accepting when a proposal stands."""
         splits = [("propose", s) for s in itertools.product(*(range(n + 1) for n in self.pool))]
         return ([("accept", None)] if self.standing is not None else []) + splits  # type: ignore[list-item]
 
     def move_text(self, agent: str, move: tuple[str, Split | None]) -> str:
+        """The move as ``<move>accept</move>`` or ``<move>propose B H L</move>``."""
         kind, split = move
         return (
             "<move>accept</move>"
@@ -338,7 +344,10 @@ class Negotiation(MultiAgentEnv):
         """The pool, the values (all when ``agent`` is None) and the standing proposal."""
         seats = range(2) if agent is None else [self.possible_agents.index(agent)]
         values = "; ".join(f"{self.possible_agents[s]} values {self.values[s]}" for s in seats)
-        return f"pool {self.pool}, {values}, turn {self.turn_index}/{self.turns}, standing {self.standing}, deal {self.deal}"
+        return (
+            f"pool {self.pool}, {values}, turn {self.turn_index}/{self.turns}, standing "
+            f"{self.standing}, deal {self.deal}"
+        )
 
 
 def _policy(strategy: Strategy) -> Callable[[Negotiation, str], tuple[str, Split | None]]:

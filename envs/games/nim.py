@@ -84,12 +84,14 @@ class Nim(TurnBasedGame):
         self.max_pile = check_int("max_pile", max_pile, 1, 50)
         self.piles = [1] * self.pile_count
         self.rules = (
-            "Nim. Players take turns removing one or more objects from a single pile; whoever takes the last "
-            "object wins.\nReply with one move per turn as <move>PILE COUNT</move>, e.g. <move>2 3</move> takes "
+            "Nim. Players take turns removing one or more objects from a single pile; whoever "
+            "takes the last object wins.\n"
+            "Reply with one move per turn as <move>PILE COUNT</move>, e.g. <move>2 3</move> takes "
             "3 objects from pile 2."
         )
 
     def start(self) -> None:
+        """Draws random piles with a non-zero nim-sum (a first-player win); player_0 moves first."""
         while True:
             self.piles = self.np_random.integers(
                 1, self.max_pile + 1, size=self.pile_count
@@ -99,6 +101,7 @@ class Nim(TurnBasedGame):
         self.mover = 0
 
     def parse_move(self, agent: str, move: str) -> tuple[int, int]:
+        """A (0-based pile, amount) from ``PILE COUNT``, or raise `InvalidAction`."""
         match = _MOVE.match(move)
         if match is None:
             raise InvalidAction(
@@ -116,22 +119,27 @@ class Nim(TurnBasedGame):
         return pile - 1, amount
 
     def apply(self, agent: str, move: tuple[int, int]) -> str:
+        """Takes the amount from the pile; returns ``N from pile P``."""
         pile, amount = move
         self.piles[pile] -= amount
         return f"{amount} from pile {pile + 1}"
 
     def result(self) -> tuple[str | None, str] | None:
+        """Whoever took the last object (the mover) wins once every pile is empty."""
         if any(self.piles):
             return None
         return self.possible_agents[self.mover], "took the last object"
 
     def view(self, agent: str) -> str:
+        """The piles, one per line, the same for both seats."""
         return "\n".join(f"pile {i + 1}: {p}" for i, p in enumerate(self.piles))
 
     def legal_moves(self, agent: str) -> list[tuple[int, int]]:
+        """Every (pile, amount) that takes from 1 to all of a non-empty pile."""
         return [(i, n) for i, p in enumerate(self.piles) for n in range(1, p + 1)]
 
     def move_text(self, agent: str, move: tuple[int, int]) -> str:
+        """The move as ``<move>PILE COUNT</move>`` (piles numbered from 1)."""
         return f"<move>{move[0] + 1} {move[1]}</move>"
 
     def oracle_move(self, agent: str) -> tuple[int, int]:

@@ -209,20 +209,24 @@ class Othello(TurnBasedGame):
         self.size = size
         self.discs = [0, 0]
         self.rules = (
-            f"Othello on a {size}x{size} board. Place a disc so that it outflanks a line of your opponent's "
-            "discs (horizontally, vertically or diagonally); those discs become yours. Without a legal "
-            "placement you pass. When neither player can move, more discs win. Black moves first.\n"
-            "Board: B black, W white, . empty, * a legal move for you; columns are letters, rows numbers.\n"
+            f"Othello on a {size}x{size} board. Place a disc so that it outflanks a line of your "
+            "opponent's discs (horizontally, vertically or diagonally); those discs become yours. "
+            "Without a legal placement you pass. When neither player can move, more discs win. "
+            "Black moves first.\n"
+            "Board: B black, W white, . empty, * a legal move for you; columns are letters, rows "
+            "numbers.\n"
             "Reply with one move per turn as <move>d3</move>."
         )
 
     def start(self) -> None:
+        """Sets the four centre discs; Black (player_0) moves first."""
         s, h = self.size, self.size // 2
         white = (1 << ((h - 1) * s + h - 1)) | (1 << (h * s + h))
         black = (1 << ((h - 1) * s + h)) | (1 << (h * s + h - 1))
         self.discs, self.mover = [black, white], 0
 
     def seat_name(self, agent: str) -> str:
+        """The agent's colour, ``Black (B)`` or ``White (W)``."""
         return "Black (B)" if agent == self.possible_agents[0] else "White (W)"
 
     def _sides(self, agent: str) -> tuple[int, int]:
@@ -230,6 +234,7 @@ class Othello(TurnBasedGame):
         return self.discs[index], self.discs[1 - index]
 
     def parse_move(self, agent: str, move: str) -> int:
+        """The bit of a cell that outflanks a line, or raise `InvalidAction`."""
         row, column = parse_cell(move, self.size, self.size)
         bit = 1 << (row * self.size + column)
         if not legal(*self._sides(agent), self.size) & bit:
@@ -237,20 +242,26 @@ class Othello(TurnBasedGame):
         return bit
 
     def apply(self, agent: str, move: int) -> str:
+        """Places the disc and turns the outflanked ones; returns the cell and how many turned."""
         index = self.possible_agents.index(agent)
         own, opp = self._sides(agent)
         turned = flips(own, opp, move, self.size)
         self.discs[index] = own | move | turned
         self.discs[1 - index] = opp & ~turned
         cell = move.bit_length() - 1
-        return f"{column_label(cell % self.size)}{cell // self.size + 1} (turning {turned.bit_count()})"
+        return (
+            f"{column_label(cell % self.size)}{cell // self.size + 1} (turning "
+            f"{turned.bit_count()})"
+        )
 
     def next_mover(self) -> int:
+        """The other seat, unless it has no legal move and must pass."""
         nxt = 1 - self.mover
         own, opp = self.discs[nxt], self.discs[1 - nxt]
         return nxt if legal(own, opp, self.size) else self.mover
 
     def result(self) -> tuple[str | None, str] | None:
+        """When neither side can move, the side with more discs wins (equal counts draw)."""
         black, white = self.discs
         if legal(black, white, self.size) or legal(white, black, self.size):
             return None
@@ -260,6 +271,7 @@ class Othello(TurnBasedGame):
         return self.possible_agents[0 if black.bit_count() > white.bit_count() else 1], counts
 
     def view(self, agent: str) -> str:
+        """The board with the mover's legal moves marked ``*``, and the disc counts."""
         mover = self.possible_agents[self.mover]
         moves = legal(*self._sides(mover), self.size)
         rows = []
@@ -281,9 +293,11 @@ class Othello(TurnBasedGame):
         return f"{framed(rows)}\nDiscs: black {black.bit_count()}, white {white.bit_count()}"
 
     def legal_moves(self, agent: str) -> list[int]:
+        """The bits of the cells where the agent's disc would outflank a line."""
         return list(_bits(legal(*self._sides(agent), self.size)))
 
     def move_text(self, agent: str, move: int) -> str:
+        """The cell as ``<move>d3</move>``."""
         cell = move.bit_length() - 1
         return f"<move>{column_label(cell % self.size)}{cell // self.size + 1}</move>"
 
@@ -323,12 +337,12 @@ def search2_opponent(game: Othello, agent: str) -> int:
 
 
 def search3_opponent(game: Othello, agent: str) -> int:
-    """Alpha-beta 3 plies deep, exact over the last `ENDGAME_EMPTIES` cells (random among equals)."""
+    """Alpha-beta 3 plies deep, exact in the last `ENDGAME_EMPTIES` cells (random among equals)."""
     return pick(game, list(best_moves(*game._sides(agent), game.size, 3, ENDGAME_EMPTIES)))
 
 
 def search4_opponent(game: Othello, agent: str) -> int:
-    """Alpha-beta 4 plies deep, exact over the last `ENDGAME_EMPTIES` cells (random among equals)."""
+    """Alpha-beta 4 plies deep, exact in the last `ENDGAME_EMPTIES` cells (random among equals)."""
     return pick(game, list(best_moves(*game._sides(agent), game.size, 4, ENDGAME_EMPTIES)))
 
 

@@ -91,7 +91,7 @@ STRATEGIES: dict[str, StrategyMachine] = {
         lambda s, mine, theirs: theirs,
     ),
 }
-"""Each strategy's (initial state, move, update); ``theirs`` in update is the other player's move."""
+"""Each strategy's (initial state, move, update); ``theirs`` in update is the opponent's move."""
 
 POOLS = (
     ("cooperate", "defect"),
@@ -136,10 +136,11 @@ class PrisonersDilemma(MultiAgentEnv):
         self.round, self.moves, self.totals = 0, [], [0, 0]
         self.coins = self.np_random.random((self.rounds, 2)).tolist()  # coins[round][seat]
         rules = (
-            f"Iterated prisoner's dilemma over {self.rounds} rounds. Each round you and your opponent choose at "
-            "the same time to cooperate or defect. Both cooperate: 3 points each. Both defect: 1 each. If one "
-            "defects and the other cooperates, the defector gets 5 and the cooperator 0. Score as many points "
-            "as you can.\nReply with one choice per round: <move>cooperate</move> or <move>defect</move>."
+            f"Iterated prisoner's dilemma over {self.rounds} rounds. Each round you and your "
+            "opponent choose at the same time to cooperate or defect. Both cooperate: 3 points "
+            "each. Both defect: 1 each. If one defects and the other cooperates, the defector gets "
+            "5 and the cooperator 0. Score as many points as you can.\n"
+            "Reply with one choice per round: <move>cooperate</move> or <move>defect</move>."
         )
         return {
             agent: f"{rules}\n\nRound 1 of {self.rounds}. Your move."
@@ -168,8 +169,9 @@ class PrisonersDilemma(MultiAgentEnv):
         for seat, agent in enumerate(self.possible_agents):
             mine, theirs = (first, second) if seat == 0 else (second, first)
             messages[agent] = (
-                f"Round {self.round}: you {names[mine]}, your opponent {names[theirs]}. You get {pay[seat]}, "
-                f"your opponent {pay[1 - seat]}. Totals: you {self.totals[seat]}, opponent {self.totals[1 - seat]}."
+                f"Round {self.round}: you {names[mine]}, your opponent {names[theirs]}. You get "
+                f"{pay[seat]}, your opponent {pay[1 - seat]}. Totals: you {self.totals[seat]}, "
+                f"opponent {self.totals[1 - seat]}."
             )
             parts[agent] = {"payoff": pay[seat] / scale}
         if self.round < self.rounds:
@@ -190,9 +192,11 @@ class PrisonersDilemma(MultiAgentEnv):
         return Round(messages, parts, verdicts)
 
     def legal_moves(self, agent: str) -> list[str]:
+        """Cooperate (``C``) or defect (``D``), every round."""
         return ["C", "D"]
 
     def move_text(self, agent: str, move: str) -> str:
+        """The choice as ``<move>cooperate</move>`` or ``<move>defect</move>``."""
         return f"<move>{'cooperate' if move == 'C' else 'defect'}</move>"
 
     def strategy_state(self, name: str, seat: int) -> Any:

@@ -69,7 +69,7 @@ def winner_of(board: str) -> str | None:
 
 @functools.cache
 def value(board: str, mark: str) -> int:
-    """The minimax value for ``mark`` to move: +(10 - moves) for a win, 0 draw, negative for a loss."""
+    """The minimax value for ``mark`` to move: +(10 - moves) for a win, 0 a draw, < 0 a loss."""
     if winner_of(board) is not None:
         return -(10 - board.count("."))  # the previous mover won
     if "." not in board:
@@ -95,8 +95,9 @@ class TicTacToe(TurnBasedGame):
 
     game_name = "tic_tac_toe"
     rules = (
-        "Tic-tac-toe. Players take turns marking a free cell of the 3x3 grid; X moves first. Three marks in a "
-        "row, column or diagonal win; a full grid is a draw. Grid: X, O, . free; columns a-c, rows 1-3.\n"
+        "Tic-tac-toe. Players take turns marking a free cell of the 3x3 grid; X moves first. Three "
+        "marks in a row, column or diagonal win; a full grid is a draw. Grid: X, O, . free; "
+        "columns a-c, rows 1-3.\n"
         "Reply with one move per turn as <move>b2</move>."
     )
     example_move = "b2"
@@ -109,6 +110,7 @@ class TicTacToe(TurnBasedGame):
         self.board = "." * 9
 
     def start(self) -> None:
+        """Empties the grid; X (player_0) moves first."""
         self.board, self.mover = "." * 9, 0
 
     def mark(self, agent: str) -> str:
@@ -118,6 +120,7 @@ class TicTacToe(TurnBasedGame):
     seat_name = mark
 
     def parse_move(self, agent: str, move: str) -> int:
+        """A free cell from ``b2`` or a number 1-9, or raise `InvalidAction`."""
         if move.isdigit():
             if not 1 <= int(move) <= 9:
                 raise InvalidAction(f"cell numbers run from 1 to 9, got {move}")
@@ -135,10 +138,12 @@ class TicTacToe(TurnBasedGame):
         return f"{column_label(cell % 3)}{cell // 3 + 1}"
 
     def apply(self, agent: str, move: int) -> str:
+        """Marks the cell with the agent's mark; returns the cell's name."""
         self.board = self.board[:move] + self.mark(agent) + self.board[move + 1 :]
         return self.name(move)
 
     def result(self) -> tuple[str | None, str] | None:
+        """Three in a line wins; a full grid without one is a draw."""
         mark = winner_of(self.board)
         if mark is not None:
             return self.possible_agents[0 if mark == "X" else 1], f"three {mark} in a line"
@@ -147,12 +152,15 @@ class TicTacToe(TurnBasedGame):
         return None
 
     def view(self, agent: str) -> str:
+        """The grid, the same for both seats."""
         return framed([self.board[r * 3 : (r + 1) * 3] for r in range(3)])
 
     def legal_moves(self, agent: str) -> list[int]:
+        """The free cells."""
         return [i for i in range(9) if self.board[i] == "."]
 
     def move_text(self, agent: str, move: int) -> str:
+        """The cell as ``<move>b2</move>``."""
         return f"<move>{self.name(move)}</move>"
 
     def oracle_move(self, agent: str) -> int:

@@ -65,6 +65,7 @@ def inflected(word: str, pool: set[str]) -> bool:
 
 
 def main() -> None:
+    """Reads the SCOWL lists from ``--dict-dir`` and writes ``words.txt``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dict-dir", type=Path, default=Path("/usr/share/dict"))
     args = parser.parse_args()
@@ -82,8 +83,10 @@ def main() -> None:
     for w in common:
         by_length.setdefault(len(w), []).append(w)
     lines = [
-        "# word<TAB>tag<TAB>misses. a: common base word (a possible secret); g: accepted as a guess only;",
-        "# misses: of the Hangman reference guesser (palaestra.envs.games.hangman). From SCOWL; see WORDS-LICENSE.txt.",
+        "# word<TAB>tag<TAB>misses. a: common base word (a possible secret); "
+        "g: accepted as a guess only;",
+        "# misses: of the Hangman reference guesser (palaestra.envs.games.hangman). "
+        "From SCOWL; see WORDS-LICENSE.txt.",
     ]
     lines += [f"{w}\ta\t{reference_misses(w, by_length[len(w)])}" for w in common]
     lines += [f"{w}\tg\t" for w in guess_only]

@@ -40,7 +40,10 @@ from palaestra.parsers import find_tags, split_reasoning
 from palaestra.verdict import Status, Verdict
 
 CORRECT_REWARD = 1.0
-ANSWER_FORMAT = "Give your final answer as one integer inside <answer></answer> tags, e.g. <answer>-12</answer>."
+ANSWER_FORMAT = (
+    "Give your final answer as one integer inside <answer></answer> tags, e.g. "
+    "<answer>-12</answer>."
+)
 MAX_ANSWER_CHARS = 64
 
 _INTEGER = re.compile(r"[+-]?\d+")

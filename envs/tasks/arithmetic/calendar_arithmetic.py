@@ -125,7 +125,8 @@ class CalendarArithmeticConfig:
             or not 1583 <= self.first_year < self.last_year <= 9000
         ):
             raise ValueError(
-                f"need integers 1583 <= first_year < last_year <= 9000, got {self.first_year!r}, {self.last_year!r}"
+                f"need integers 1583 <= first_year < last_year <= 9000, got {self.first_year!r}, "
+                f"{self.last_year!r}"
             )
         if not isinstance(self.max_days, int) or not 2 <= self.max_days <= 10**6:
             raise ValueError(
@@ -195,7 +196,10 @@ class CalendarArithmeticTask(Task[CalendarArithmeticConfig]):
         if kind == "add_time":
             start = int(rng.integers(0, 1440))
             reference = f"{(start + minutes) % 1440 // 60:02d}:{(start + minutes) % 60:02d}"
-            question = f"What time is it {duration_text(minutes)} after {start // 60:02d}:{start % 60:02d}?"
+            question = (
+                f"What time is it {duration_text(minutes)} after "
+                f"{start // 60:02d}:{start % 60:02d}?"
+            )
             form = "a 24-hour time HH:MM (for example 07:05)"
             data = {"start": start, "minutes": minutes}
         elif kind == "add_days":
@@ -215,7 +219,10 @@ class CalendarArithmeticTask(Task[CalendarArithmeticConfig]):
             hint = day + span * int(rng.choice([-1, 1]))
             hint = min(max(hint, days_from_civil(1583, 1, 1)), days_from_civil(9000, 12, 31))
             reference = WEEKDAYS[weekday_of(day)]
-            question = f"{date_text(hint)} is a {WEEKDAYS[weekday_of(hint)]}. What day of the week is {date_text(day)}?"
+            question = (
+                f"{date_text(hint)} is a {WEEKDAYS[weekday_of(hint)]}. What day of the week is "
+                f"{date_text(day)}?"
+            )
             form = "the weekday's name (for example Monday)"
             data = {
                 "date": date_text(day),
@@ -227,7 +234,10 @@ class CalendarArithmeticTask(Task[CalendarArithmeticConfig]):
             start = int(rng.integers(0, 1440))
             total = day * 1440 + start + minutes
             reference = f"{date_text(total // 1440)} {total % 1440 // 60:02d}:{total % 60:02d}"
-            question = f"What date and time is {duration_text(minutes)} after {date_text(day)} {start // 60:02d}:{start % 60:02d}?"
+            question = (
+                f"What date and time is {duration_text(minutes)} after {date_text(day)} "
+                f"{start // 60:02d}:{start % 60:02d}?"
+            )
             form = "a date and 24-hour time YYYY-MM-DD HH:MM (for example 1999-12-31 07:05)"
             data = {
                 "start": f"{date_text(day)} {start // 60:02d}:{start % 60:02d}",

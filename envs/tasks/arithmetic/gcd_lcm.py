@@ -136,7 +136,10 @@ class GcdLcmTask(Task[GcdLcmConfig]):
             value = g if kind == "gcd" else value // g * n
         what = "greatest common divisor" if kind == "gcd" else "least common multiple"
         shown = ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
-        prompt = f"What is the {what} of {shown}? Answer with one integer (for example 12). {ANSWER_FORMAT}"
+        prompt = (
+            f"What is the {what} of {shown}? Answer with one integer (for example 12). "
+            f"{ANSWER_FORMAT}"
+        )
         return Problem(prompt, str(value), {"kind": kind, "numbers": numbers})
 
     def solve(self, problem: Problem) -> str:

@@ -219,9 +219,10 @@ class LinearEquationsTask(Task[LinearEquationsConfig]):
             )
         )
         prompt = (
-            f"Solve {what}:\n\n{text}\n\n"
-            f"Give the value of every variable as exact numbers (integers, fractions p/q or terminating "
-            f"decimals), written like {example}. {ANSWER_FORMAT}"
+            f"Solve {what}:\n\n"
+            f"{text}\n\n"
+            "Give the value of every variable as exact numbers (integers, fractions p/q or "
+            f"terminating decimals), written like {example}. {ANSWER_FORMAT}"
         )
         reference = format_solution(names, values)
         terms = len(re.findall(r"\d*[a-z]|\d+", text))
@@ -295,7 +296,10 @@ class LinearEquationsTask(Task[LinearEquationsConfig]):
         return out
 
     def alternatives(self, problem: Problem) -> list[str]:
-        """Reversed order with semicolons, decimals where they terminate, a bare value for one unknown."""
+        """Other accepted forms of the reference answer.
+
+        Reversed order with semicolons, decimals where they terminate, a bare value for one unknown.
+        """
         names = problem.data["variables"]
         values = [Fraction(v) for v in problem.data["values"]]
         out = [
@@ -311,7 +315,7 @@ class LinearEquationsTask(Task[LinearEquationsConfig]):
         return out
 
     def work(self, problem: Problem) -> float:
-        """Elimination cost (n³ operations on numbers of the printed size), terms gathered, fractions."""
+        """Elimination cost: n³ operations on numbers of the printed size, terms, fractions."""
         rows = problem.data["rows"]
         digits = max(len(str(abs(v))) for row in rows for v in row)
         fractions = sum(Fraction(v).denominator > 1 for v in problem.data["values"])

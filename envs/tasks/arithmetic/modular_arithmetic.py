@@ -153,12 +153,18 @@ class ModularArithmeticTask(Task[ModularArithmeticConfig]):
             a = int(rng.integers(2, max(3, 3 * m)))
             e = int(rng.integers(max(2, cfg.max_exponent // 10), cfg.max_exponent + 1))
             value, _ = square_and_multiply(a, e, m)
-            question = f"Compute {a}^{e} mod {m}: the remainder of {a}^{e} divided by {m} (the integer x with 0 ≤ x < {m})."
+            question = (
+                f"Compute {a}^{e} mod {m}: the remainder of {a}^{e} divided by {m} (the integer x "
+                f"with 0 ≤ x < {m})."
+            )
             data = {"a": a, "e": e, "m": m}
         elif kind == "inverse":
             a = self._unit(rng, m)
             value, _ = _inverse(a, m)
-            question = f"Find the inverse of {a} modulo {m}: the integer x with 0 ≤ x < {m} and {a}·x ≡ 1 (mod {m})."
+            question = (
+                f"Find the inverse of {a} modulo {m}: the integer x with 0 ≤ x < {m} and {a}·x ≡ 1 "
+                f"(mod {m})."
+            )
             data = {"a": a, "m": m}
         elif kind == "congruence":
             a = self._unit(rng, m)

@@ -222,7 +222,7 @@ class PolynomialRootsTask(Task[PolynomialRootsConfig]):
         return out
 
     def work(self, problem: Problem) -> float:
-        """Synthetic divisions: the degree times (roots, twice the fractional ones, coefficient digits)."""
+        """Synthetic divisions: degree * (roots + 2 * fractional roots + coefficient digits)."""
         coefs = problem.data["coefficients"]
         roots = [Fraction(r) for r in problem.data["roots"]]
         fractional = sum(r.denominator > 1 for r in roots)

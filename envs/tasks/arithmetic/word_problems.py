@@ -177,7 +177,8 @@ def _step(story: _Story, scale: int, advanced: bool) -> None:
             [
                 f"{name} buys {k} {story.container}s of {m} {items} each.",
                 f"{name} gets {k} more {story.container}s, each holding {m} {items}.",
-                f"Then {k} {story.container}s with {m} {items} in every one are added to {name}'s collection.",
+                f"Then {k} {story.container}s with {m} {items} in every one are added to {name}'s "
+                "collection.",
             ]
         )
         story.apply(x + k * m, f"({{E}} + {k} * {m})", 2, sentence)
@@ -249,8 +250,8 @@ def _rate_problem(rng: np.random.Generator, scale: int) -> tuple[str, str, int, 
             )
         )
         text = (
-            f"A bus travels at {s1} km per hour for {h1} hours, then at {s2} km per hour for {h2} hours. "
-            "How many kilometres does it travel in total?"
+            f"A bus travels at {s1} km per hour for {h1} hours, then at {s2} km per hour for {h2} "
+            "hours. How many kilometres does it travel in total?"
         )
         return text, f"{s1} * {h1} + {s2} * {h2}", s1 * h1 + s2 * h2, 3
     if kind == 1:
@@ -261,15 +262,15 @@ def _rate_problem(rng: np.random.Generator, scale: int) -> tuple[str, str, int, 
         )
         total = start + rate * minutes
         text = (
-            f"A tank holds {total} litres when full and already contains {start} litres. A tap adds {rate} litres "
-            "per minute. How many minutes does it take to fill the tank?"
+            f"A tank holds {total} litres when full and already contains {start} litres. A tap "
+            f"adds {rate} litres per minute. How many minutes does it take to fill the tank?"
         )
         return text, f"({total} - {start}) / {rate}", minutes, 2
     price, count = int(rng.integers(15, 95)), int(rng.integers(2, 6 + scale))
     note = 100 * ((price * count) // 100 + int(rng.integers(1, 3)))
     text = (
-        f"A pen costs {price} cents. Ana buys {count} pens and pays with {note // 100} one-dollar coins. "
-        "How many cents of change does she get?"
+        f"A pen costs {price} cents. Ana buys {count} pens and pays with {note // 100} one-dollar "
+        "coins. How many cents of change does she get?"
     )
     return text, f"{note} - {price} * {count}", note - price * count, 3
 
@@ -306,7 +307,10 @@ class WordProblemsTask(Task[WordProblemsConfig]):
         if cfg.two_people:
             other = _friend(story)
             k, t = int(rng.integers(1, 10)), int(rng.choice([2, 3]))
-            opening = f"{other} has {start} {items}. {name} has {k} more than {TIMES[t]} as many {items} as {other}."
+            opening = (
+                f"{other} has {start} {items}. {name} has {k} more than {TIMES[t]} as many {items} "
+                f"as {other}."
+            )
             story.amount = Fraction(t * start + k)
             story.expression = f"({t} * {start} + {k})"
             story.operations = 2
@@ -317,12 +321,18 @@ class WordProblemsTask(Task[WordProblemsConfig]):
         if cfg.advanced and rng.random() < 0.5:
             if rng.random() < 0.5:
                 size = int(rng.integers(3, 13))
-                question = f"{name} packs the {items} into {story.container}s of {size}. How many full {story.container}s can {name} fill?"
+                question = (
+                    f"{name} packs the {items} into {story.container}s of {size}. How many full "
+                    f"{story.container}s can {name} fill?"
+                )
                 story.expression = f"floor({story.expression} / {size})"
                 value //= size
             else:
                 price = int(rng.integers(2, 10))
-                question = f"{name} sells every one of the {items} for ${price}. How many dollars does {name} receive?"
+                question = (
+                    f"{name} sells every one of the {items} for ${price}. How many dollars does "
+                    f"{name} receive?"
+                )
                 story.expression = f"{story.expression} * {price}"
                 value *= price
             story.operations += 1

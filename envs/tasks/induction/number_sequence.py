@@ -63,7 +63,10 @@ KINDS = (
     "cubic",
     "add_multiply",
 )
-"""Rule kinds in order of difficulty; ``rules = k`` draws from those up to index k (the first two at k = 1)."""
+"""Rule kinds in order of difficulty.
+
+``rules = k`` draws from those up to index k (the first two at k = 1).
+"""
 
 LEVELS = {
     1: (1, 1, 1, 5),
@@ -314,7 +317,7 @@ def _solve(rows: Equations, width: int) -> tuple[list[Fraction], list[list[Fract
         for i in range(len(matrix)):
             if i != r and matrix[i][col] != 0:
                 factor = matrix[i][col]
-                matrix[i] = [x - factor * y for x, y in zip(matrix[i], matrix[r])]
+                matrix[i] = [x - factor * y for x, y in zip(matrix[i], matrix[r], strict=True)]
         pivots.append(col)
         r += 1
     if any(all(x == 0 for x in row[:width]) and row[width] != 0 for row in matrix):
@@ -336,7 +339,10 @@ AMBIGUOUS = ("ambiguous",)
 
 
 def continuations(shown: list[int], asked: int) -> set[tuple[Any, ...]]:
-    """The continuations every fitting rule of the family predicts (`AMBIGUOUS` if a rule cannot decide)."""
+    """The continuations every fitting rule of the family predicts.
+
+    A rule that cannot decide predicts `AMBIGUOUS`.
+    """
     out: set[tuple[Any, ...]] = set()
     systems = [_equations(kind, shown) for kind in KINDS if kind != "add_multiply"]
     systems += [_add_multiply_equations(shown, first) for first in (True, False)]
@@ -357,7 +363,8 @@ def continuations(shown: list[int], asked: int) -> set[tuple[Any, ...]]:
         seen = set()
         for steps in itertools.product(range(asked + 2), repeat=len(basis)):
             theta = [
-                p + sum(k * v[i] for k, v in zip(steps, basis)) for i, p in enumerate(particular)
+                p + sum(k * v[i] for k, v in zip(steps, basis, strict=True))
+                for i, p in enumerate(particular)
             ]
             seen.add(tuple(predict(theta, asked)))
         out |= seen if len(seen) == 1 else {AMBIGUOUS}
@@ -403,9 +410,11 @@ class NumberSequenceTask(Task[NumberSequenceConfig]):
         what = "the next term" if cfg.asked == 1 else f"the next {cfg.asked} terms"
         example = "<answer>" + ", ".join(("17", "-4", "250")[: cfg.asked]) + "</answer>"
         prompt = (
-            f"Here are the first {len(shown)} terms of an integer sequence that follows a simple rule:\n"
+            f"Here are the first {len(shown)} terms of an integer sequence that follows a simple "
+            "rule:\n"
             f"{', '.join(str(x) for x in shown)}\n\n"
-            f"Give {what}{'' if cfg.asked == 1 else ', in order, separated by commas'}, e.g. {example}. "
+            f"Give {what}{'' if cfg.asked == 1 else ', in order, separated by commas'}, e.g. "
+            f"{example}. "
             + ANSWER_FORMAT
         )
         return Problem(prompt, nxt, {"shown": shown, "asked": cfg.asked, "rule": rule})
@@ -429,7 +438,10 @@ class NumberSequenceTask(Task[NumberSequenceConfig]):
         return self.correct(values, problem)
 
     def certify(self, problem: Problem) -> Certificate:
-        """Refits the family by finite differences, ratios and small recurrence solves; counts continuations."""
+        """Counts continuations by refitting the family.
+
+        The refit uses finite differences, ratios and small recurrence solves.
+        """
         shown, asked = problem.data["shown"], problem.data["asked"]
         found = {tuple(c) for c in _refit(shown, asked)}
         if len(found) != 1:
@@ -461,14 +473,17 @@ class NumberSequenceTask(Task[NumberSequenceConfig]):
 
 
 def _refit(shown: list[int], asked: int) -> list[list[Any]]:
-    """Continuations of every kind that fits (the certificate's own fitting, integers where possible)."""
+    """Continuations of every kind that fits, integers where possible.
+
+    This is the certificate's own fitting, separate from `continuations`.
+    """
     out: list[list[Any]] = []
     n = len(shown)
     # Polynomials up to degree 3: differences become constant.
     for degree in (1, 2, 3):
         rows = [list(shown)]
         for _ in range(degree):
-            rows.append([b - a for a, b in zip(rows[-1], rows[-1][1:])])
+            rows.append([b - a for a, b in zip(rows[-1], rows[-1][1:], strict=False)])
         if len(rows[-1]) >= 2 and len(set(rows[-1])) == 1:
             ext = [list(r) for r in rows]
             for _ in range(asked):
@@ -496,7 +511,7 @@ def _refit(shown: list[int], asked: int) -> list[list[Any]]:
             out.append(seq[n:])
     # Two interleaved arithmetic sequences.
     even, odd = shown[0::2], shown[1::2]
-    steps = [{b - a for a, b in zip(part, part[1:])} for part in (even, odd)]
+    steps = [{b - a for a, b in zip(part, part[1:], strict=False)} for part in (even, odd)]
     if len(even) >= 3 and len(odd) >= 2 and all(len(s) == 1 for s in steps):
         seq = list(shown)
         for _ in range(asked):

@@ -117,10 +117,11 @@ class AffineCipherTask(CipherTask):
             else "This message was encrypted; decrypt it"
         )
         prompt = (
-            f"{verb} with the affine cipher with a = {a} and b = {b}:\n\n{given}\n\n"
-            "Letters are numbered A = 0, B = 1, ..., Z = 25; encryption maps letter x to (a·x + b) mod 26 "
-            "and decryption reverses that map. Spaces stay. Answer with the resulting text (letters and "
-            f"spaces only, for example HELLO WORLD). {ANSWER_FORMAT}"
+            f"{verb} with the affine cipher with a = {a} and b = {b}:\n\n"
+            f"{given}\n\n"
+            "Letters are numbered A = 0, B = 1, ..., Z = 25; encryption maps letter x to (a·x + b) "
+            "mod 26 and decryption reverses that map. Spaces stay. Answer with the resulting text "
+            f"(letters and spaces only, for example HELLO WORLD). {ANSWER_FORMAT}"
         )
         return Problem(prompt, reference, {"mode": mode, "text": given, "a": a, "b": b})
 
@@ -129,7 +130,7 @@ class AffineCipherTask(CipherTask):
         return problem.reference
 
     def certify(self, problem: Problem) -> Certificate:
-        """A substitution table built by enumerating all 26 letters (inverted by lookup to decrypt)."""
+        """A substitution table built from all 26 letters (inverted by lookup to decrypt)."""
         d = problem.data
         table = {ALPHABET[x]: ALPHABET[(d["a"] * x + d["b"]) % 26] for x in range(26)}
         if len(set(table.values())) != 26:

@@ -127,7 +127,10 @@ class CaesarTask(CipherTask):
             cipher = caesar(plain, shift)
             if mode != "crack" or len(english_shifts(cipher)) == 1:
                 break
-        rule = "Each letter moves forward along the alphabet by the shift, wrapping from Z to A; spaces stay."
+        rule = (
+            "Each letter moves forward along the alphabet by the shift, wrapping from Z to A; "
+            "spaces stay."
+        )
         if mode == "encrypt":
             task, given, reference = (
                 f"Encrypt this message with a Caesar cipher of shift {shift}:",
@@ -141,7 +144,10 @@ class CaesarTask(CipherTask):
                 plain,
             )
         else:
-            task = "This message was encrypted with a Caesar cipher whose shift is unknown. The plaintext is English words. Decrypt it:"
+            task = (
+                "This message was encrypted with a Caesar cipher whose shift is unknown. The "
+                "plaintext is English words. Decrypt it:"
+            )
             given, reference = cipher, plain
         prompt = (
             f"{task}\n\n{given}\n\n{rule} Answer with the resulting text (letters and spaces only, "

@@ -128,7 +128,7 @@ def column_solutions(
 def weighted_solutions(
     words: list[str], result: str, fixed: dict[str, int], cap: int
 ) -> tuple[list[dict[str, int]], int]:
-    """Solutions of ``sum(weight[letter] * digit) = 0`` by bounded search (up to ``cap``), and nodes.
+    """Solutions of ``sum(weight[letter] * digit) = 0`` (up to ``cap``), and the nodes searched.
 
     Letters are taken by decreasing weight (their place values, negative in the result) and a
     branch is cut when the remaining letters cannot bring the weighted sum back to zero.
@@ -228,9 +228,9 @@ class CryptarithmTask(Task[CryptarithmConfig]):
         shown_hints = ", ".join(f"{c} = {hints[c]}" for c in sorted(hints))
         hint_line = f" Given: {shown_hints}." if hints else ""
         prompt = (
-            f"Solve the cryptarithm {' + '.join(words)} = {result}. Each letter stands for a different "
-            f"digit (0-9), and no number with two or more digits starts with 0.{hint_line} Give the digit of "
-            f"every letter, like A=1, B=2, C=3. {ANSWER_FORMAT}"
+            f"Solve the cryptarithm {' + '.join(words)} = {result}. Each letter stands for a "
+            "different digit (0-9), and no number with two or more digits starts with "
+            f"0.{hint_line} Give the digit of every letter, like A=1, B=2, C=3. {ANSWER_FORMAT}"
         )
         data = {"words": words, "result": result, "hints": hints}
         return Problem(prompt, mapping_text(truth), data)
@@ -278,7 +278,7 @@ class CryptarithmTask(Task[CryptarithmConfig]):
         return self.correct(answer, problem)
 
     def certify(self, problem: Problem) -> Certificate:
-        """A column-by-column search with carries (independent of the generator's) counts solutions."""
+        """Counts solutions by a column-by-column search with carries (not the generator's)."""
         d = problem.data
         return Certificate(len(column_solutions(d["words"], d["result"], d["hints"], 2)))
 

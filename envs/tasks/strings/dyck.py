@@ -160,8 +160,9 @@ class DyckTask(Task[DyckConfig]):
             sequence = _prefix(rng, cfg.length, cfg.types)
             reference = " ".join(stack_scan(sequence)[1])
             ask = (
-                "Give the shortest sequence of closing brackets that, appended to it, closes every open "
-                f"bracket correctly (brackets separated by spaces, for example ] ) }}). {ANSWER_FORMAT}"
+                "Give the shortest sequence of closing brackets that, appended to it, closes every "
+                "open bracket correctly (brackets separated by spaces, for example ] ) }). "
+                f"{ANSWER_FORMAT}"
             )
             intro = "Here is the start of a bracket sequence"
         else:
@@ -170,7 +171,10 @@ class DyckTask(Task[DyckConfig]):
                 while stack_scan(sequence)[0]:
                     sequence = _corrupt(rng, sequence, cfg.types)
             reference = "yes" if stack_scan(sequence)[0] else "no"
-            ask = f"Is it balanced, with every bracket closed by the matching kind in the right order? Answer yes or no. {ANSWER_FORMAT}"
+            ask = (
+                "Is it balanced, with every bracket closed by the matching kind in the right "
+                f"order? Answer yes or no. {ANSWER_FORMAT}"
+            )
             intro = "Here is a bracket sequence"
         prompt = f"{intro}:\n\n{' '.join(sequence)}\n\n{ask}"
         return Problem(prompt, reference, {"kind": kind, "sequence": sequence})

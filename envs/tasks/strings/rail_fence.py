@@ -131,11 +131,12 @@ class RailFenceTask(CipherTask):
         given, reference = (plain, cipher) if mode == "encrypt" else (cipher, plain)
         verb = "Encrypt" if mode == "encrypt" else "Decrypt"
         prompt = (
-            f"{verb} this text with the rail-fence cipher on {cfg.rails} rails:\n\n{given}\n\n"
-            f"To encrypt, write the letters one per column in a zigzag: down from rail 1 to rail {cfg.rails}, back "
-            "up to rail 1, down again, and so on; then read rail 1 left to right, then rail 2, and so on. "
-            "Decryption reverses this. Answer with the resulting letters (for example WECRERDSOEEAIVD). "
-            f"{ANSWER_FORMAT}"
+            f"{verb} this text with the rail-fence cipher on {cfg.rails} rails:\n\n"
+            f"{given}\n\n"
+            "To encrypt, write the letters one per column in a zigzag: down from rail 1 to rail "
+            f"{cfg.rails}, back up to rail 1, down again, and so on; then read rail 1 left to "
+            "right, then rail 2, and so on. Decryption reverses this. Answer with the resulting "
+            f"letters (for example WECRERDSOEEAIVD). {ANSWER_FORMAT}"
         )
         return Problem(prompt, reference, {"mode": mode, "text": given, "rails": cfg.rails})
 

@@ -284,10 +284,11 @@ class RegexMembershipTask(Task[RegexMembershipConfig]):
                 break
         pattern = render(node)
         prompt = (
-            f"Does the regular expression {pattern} match the entire string {text}? Use Python's re.fullmatch "
-            "semantics: the whole string must match the pattern, not just a part of it. ( ) groups, | is "
-            "alternation, [ ] is a character class ([^ ] negated), . is any character, and *, +, ? and {m,n} "
-            f"repeat the item before them. Answer yes or no. {ANSWER_FORMAT}"
+            f"Does the regular expression {pattern} match the entire string {text}? Use Python's "
+            "re.fullmatch semantics: the whole string must match the pattern, not just a part of "
+            "it. ( ) groups, | is alternation, [ ] is a character class ([^ ] negated), . is any "
+            "character, and *, +, ? and {m,n} repeat the item before them. Answer yes or no. "
+            f"{ANSWER_FORMAT}"
         )
         return Problem(
             prompt,

@@ -151,7 +151,7 @@ class StringRewritingTask(Task[StringRewritingConfig]):
         return rules
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """Random rules and start; redrawn until enough rewrites happen and the result is non-empty."""
+        """Draws rules and a start until enough rewrites apply and the result is non-empty."""
         cfg = self.config
         alphabet = "abcd"[: cfg.alphabet_size]
         enough = max(1, min(cfg.max_steps // 2, 3 + cfg.max_steps // 4))
@@ -167,11 +167,12 @@ class StringRewritingTask(Task[StringRewritingConfig]):
             for i, (lhs, rhs) in enumerate(rules)
         )
         prompt = (
-            f"Rewrite the string {start} with these rules, in order of priority:\n\n{shown}\n\n"
-            "At each step, take the first rule in the list whose left side occurs in the string and replace "
-            "the leftmost occurrence of that left side with the right side. Stop when no rule applies or "
-            f"after {cfg.max_steps} rewrites, whichever comes first. Answer with the final string (for example "
-            f"{alphabet[::-1]}). {ANSWER_FORMAT}"
+            f"Rewrite the string {start} with these rules, in order of priority:\n\n"
+            f"{shown}\n\n"
+            "At each step, take the first rule in the list whose left side occurs in the string "
+            "and replace the leftmost occurrence of that left side with the right side. Stop when "
+            f"no rule applies or after {cfg.max_steps} rewrites, whichever comes first. Answer "
+            f"with the final string (for example {alphabet[::-1]}). {ANSWER_FORMAT}"
         )
         data = {
             "start": start,

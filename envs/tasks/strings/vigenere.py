@@ -137,11 +137,12 @@ class VigenereTask(CipherTask):
             else "This message was encrypted; decrypt it"
         )
         prompt = (
-            f"{verb} with the Vigenère cipher and the key {key}:\n\n{given}\n\n"
-            "Each letter is shifted forward (to encrypt) or backward (to decrypt) by the alphabet position "
-            "of the key letter under it (A = 0, B = 1, ..., Z = 25), wrapping around the alphabet. The key "
-            "repeats and advances on letters only; spaces stay. Answer with the resulting text (letters "
-            f"and spaces only, for example HELLO WORLD). {ANSWER_FORMAT}"
+            f"{verb} with the Vigenère cipher and the key {key}:\n\n"
+            f"{given}\n\n"
+            "Each letter is shifted forward (to encrypt) or backward (to decrypt) by the alphabet "
+            "position of the key letter under it (A = 0, B = 1, ..., Z = 25), wrapping around the "
+            "alphabet. The key repeats and advances on letters only; spaces stay. Answer with the "
+            f"resulting text (letters and spaces only, for example HELLO WORLD). {ANSWER_FORMAT}"
         )
         return Problem(prompt, reference, {"mode": mode, "text": given, "key": key})
 
