@@ -10,9 +10,10 @@ Observation:
 Action:
     The last ``<answer>...</answer>`` after any ``</think>``: one expression of the given
     numbers with ``+ - * /`` (``×``, ``÷``, ``x`` are accepted too) and parentheses, optionally
-    followed by ``= <target>``. No unary minus, no concatenating digits, no other numbers.
-    Division is exact: intermediate results may be fractions. The expression is parsed by a
-    small recursive-descent parser (never evaluated as code).
+    followed by ``= <target>``. A minus sign may also negate a number or a bracket
+    (``-(3 - 20)``), as the prompt says; no concatenating digits, no other numbers. Division
+    is exact: intermediate results may be fractions. The expression is parsed by a small
+    recursive-descent parser (never evaluated as code).
 
 Reward (``info["reward_parts"]``):
     ``outcome``: `CORRECT_REWARD` when the expression uses only the given numbers (each at
@@ -27,7 +28,9 @@ Arguments:
     num_numbers, max_small, large, min_used, target_min, target_max: Override what the level sets.
 
 Version history:
-    v0: first version.
+    v0: first version; a unary minus (``-(3 - 20)``) was refused as bad format, though the
+        prompt allowed "+ - * / and parentheses".
+    v1: a unary minus is accepted, and the prompt says so.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import functools
 import re
 from collections import Counter
 from fractions import Fraction
+from typing import ClassVar
 
 import numpy as np
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
@@ -83,11 +87,12 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-def parse_expression(text: str) -> tuple[Fraction, list[int]]:
+def parse_expression(text: str, unary_minus: bool = True) -> tuple[Fraction, list[int]]:
     """The exact value of an arithmetic expression and the numbers it uses.
 
     Grammar: ``expr := term (('+'|'-') term)*``, ``term := factor (('*'|'/') factor)*``,
-    ``factor := NUMBER | '(' expr ')'``.
+    ``factor := '-' factor | NUMBER | '(' expr ')'``; the ``'-' factor`` form (a unary minus)
+    only with ``unary_minus``. A negated number still counts as a use of that number.
 
     Raises:
         ExpressionError: It does not parse, or divides by zero.
@@ -131,6 +136,8 @@ def parse_expression(text: str) -> tuple[Fraction, list[int]]:
         if depth > 50:
             raise ExpressionError("parentheses nest too deeply")
         token = take()
+        if token == "-" and unary_minus:
+            return -factor(depth + 1)
         if token == "(":
             value = expr(depth + 1)
             if take() != ")":
@@ -147,7 +154,7 @@ def parse_expression(text: str) -> tuple[Fraction, list[int]]:
     return value, used
 
 
-def read_answer(answer: str, target: int) -> tuple[Fraction, list[int]]:
+def read_answer(answer: str, target: int, unary_minus: bool = True) -> tuple[Fraction, list[int]]:
     """Parses ``expression`` or ``expression = target``; raises `ExpressionError`."""
     if answer.count("=") > 1:
         raise ExpressionError("more than one '='")
@@ -156,15 +163,15 @@ def read_answer(answer: str, target: int) -> tuple[Fraction, list[int]]:
         raise ExpressionError(
             f"the expression is said to equal {stated.strip()[:20]!r}, not the target {target}"
         )
-    return parse_expression(expression)
+    return parse_expression(expression, unary_minus)
 
 
 def check_expression(
-    answer: str, numbers: list[int], target: int, exact_use: bool
+    answer: str, numbers: list[int], target: int, exact_use: bool, unary_minus: bool = True
 ) -> tuple[bool, str, bool]:
     """(correct, reason, well_formed) for an expression answer against numbers and target."""
     try:
-        value, used = read_answer(answer, target)
+        value, used = read_answer(answer, target, unary_minus)
     except ExpressionError as e:
         return False, f"not an expression of the given numbers: {e}", False
     extra = Counter(used) - Counter(numbers)
@@ -331,7 +338,8 @@ class CountdownConfig:
             or not 1 <= self.target_min < self.target_max
         ):
             raise ValueError(
-                f"need integers 1 <= target_min < target_max, got {self.target_min!r}, {self.target_max!r}"
+                "need integers 1 <= target_min < target_max, "
+                f"got {self.target_min!r}, {self.target_max!r}"
             )
 
 
@@ -362,12 +370,21 @@ def _two_number_values(numbers: list[int]) -> set[Fraction]:
     return out
 
 
+OPERATIONS_RULE = (
+    "Use + - * / and parentheses; a minus sign may also negate a number or a bracket, "
+    "as in -(3 - 20)"
+)
+"""What the prompts of Countdown and the 24 game allow."""
+
+
 class CountdownTask(Task[CountdownConfig]):
     """Reach the target with the given numbers."""
 
     name = "countdown"
     Config = CountdownConfig
     unique = False
+    unary_minus: ClassVar[bool] = True
+    """Whether a minus sign may negate a number or a bracket."""
 
     @classmethod
     def level_config(cls, level: int) -> CountdownConfig:
@@ -427,14 +444,17 @@ class CountdownTask(Task[CountdownConfig]):
         else:  # pragma: no cover - targets in range are common at every level
             raise RuntimeError("countdown: no target in range in 20000 draws")
         target = int(value)
-        shown = ", ".join(map(str, numbers))
-        prompt = (
-            f"Using the numbers {shown}, make {target}. Use + - * / and parentheses; each number may be "
-            "used at most once (you need not use all of them), and no other numbers may appear. "
-            "Division is exact, so intermediate results may be fractions. Answer with one expression, "
-            f"for example (2 + 3) * 4 - 1. {ANSWER_FORMAT}"
+        return Problem(self.prompt(numbers, target), text, {"numbers": numbers, "target": target})
+
+    def prompt(self, numbers: list[int], target: int) -> str:
+        """The question, with the operations allowed."""
+        return (
+            f"Using the numbers {', '.join(map(str, numbers))}, make {target}. "
+            f"{OPERATIONS_RULE}. Each number may be used at most once (you need not use all of "
+            "them), and no other numbers may appear. Division is exact, so intermediate results "
+            f"may be fractions. Answer with one expression, for example (2 + 3) * 4 - 1. "
+            f"{ANSWER_FORMAT}"
         )
-        return Problem(prompt, text, {"numbers": numbers, "target": target})
 
     def solve(self, problem: Problem) -> str:
         """The generator's construction."""
@@ -443,7 +463,11 @@ class CountdownTask(Task[CountdownConfig]):
     def check(self, answer: str, problem: Problem) -> Verdict:
         """Parses the expression, checks the numbers used, evaluates it exactly."""
         ok, reason, well_formed = check_expression(
-            answer, problem.data["numbers"], problem.data["target"], exact_use=False
+            answer,
+            problem.data["numbers"],
+            problem.data["target"],
+            exact_use=False,
+            unary_minus=self.unary_minus,
         )
         if ok:
             return self.correct(answer, problem)
@@ -467,15 +491,15 @@ class CountdownTask(Task[CountdownConfig]):
             if at >= 0:
                 mutant = reference[:at] + f" {new} " + reference[at + 3 :]
                 try:
-                    if read_answer(mutant, problem.data["target"])[0] != problem.data["target"]:
+                    value, _ = read_answer(mutant, problem.data["target"], self.unary_minus)
+                    if value != problem.data["target"]:
                         out.append(mutant)
                 except ExpressionError:
                     pass
                 break
         out.append(f"({reference}) + 1")
-        out.append(
-            f"({reference}) * {max(problem.data['numbers']) + 1} / {max(problem.data['numbers']) + 1}"
-        )
+        absent = max(problem.data["numbers"]) + 1
+        out.append(f"({reference}) * {absent} / {absent}")
         return out
 
     def alternatives(self, problem: Problem) -> list[str]:
@@ -496,3 +520,24 @@ class CountdownEnv(TaskEnv):
     """Reach a target with given numbers; see the module docstring."""
 
     task_class = CountdownTask
+
+
+class CountdownV0Task(CountdownTask):
+    """Version 0, kept so that ``Countdown-v0`` generates and scores as recorded: no unary minus."""
+
+    unary_minus = False
+
+    def prompt(self, numbers: list[int], target: int) -> str:
+        """The v0 question."""
+        return (
+            f"Using the numbers {', '.join(map(str, numbers))}, make {target}. Use + - * / and "
+            "parentheses; each number may be used at most once (you need not use all of them), "
+            "and no other numbers may appear. Division is exact, so intermediate results may be "
+            f"fractions. Answer with one expression, for example (2 + 3) * 4 - 1. {ANSWER_FORMAT}"
+        )
+
+
+class CountdownV0Env(TaskEnv):
+    """``Countdown-v0``: expressions without a unary minus."""
+
+    task_class = CountdownV0Task

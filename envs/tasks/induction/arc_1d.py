@@ -8,11 +8,15 @@ The task:
     cells, reverse the coloured span, hollow out long runs. Given examples, give the output
     row for a new input.
 
-    The examples make the rule identifiable: every rule (and, at composition levels, every
-    pair of rules) of the whole family is tried on the inputs, merging rules that act alike,
-    and all that reproduce the examples must agree on the new row; otherwise an example is
-    added or the rule redrawn. The certificate enumerates the rules plainly, without merging,
-    and counts the distinct outputs.
+    The examples make the rule identifiable, also against natural variants the rule is never
+    drawn from (`VARIANTS`: recolour only the first or the last block of a colour, fill
+    between the cells of the first or the last colour only, extend every block rather than
+    the last cell, remove runs of up to two or three cells, hollow only runs of four or five
+    and more): every rule (and, at composition levels, every pair of rules) of the whole
+    family and its variants is tried on the inputs, merging rules that act alike, and all
+    that reproduce the examples must agree on the new row; otherwise an example is added or
+    the rule redrawn. The certificate enumerates the rules plainly, without merging, and
+    counts the distinct outputs.
 
 Observation:
     One user message: the example rows, the new input row and the answer format.
@@ -37,14 +41,17 @@ Arguments:
     kinds: How many rule kinds may be drawn, easiest first (1-12).
 
 Version history:
-    v0: first version.
+    v0: first version; the examples were checked against the family's own rules only, so
+        about 3% of instances also fitted a natural variant that answers differently (a
+        recolouring of every block of a colour, or of the first block only).
+    v1: the examples are checked against the variants too.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS
@@ -218,6 +225,50 @@ def apply(rule: list[Any], row: Row) -> Row | None:
                 for i in range(start + 1, end - 1):
                     out[i] = 0
         return tuple(out)
+    return _apply_variant(rule, row)
+
+
+def _apply_variant(rule: list[Any], row: Row) -> Row:
+    """The row after one of the `VARIANTS` (rules never drawn, only ruled out)."""
+    kind, n = rule[0], len(row)
+    if kind in ("recolour_first", "recolour_last"):
+        blocks = [r for r in _runs(row) if r[2] == rule[1]]
+        if not blocks:
+            return row
+        start, end, _ = blocks[0] if kind == "recolour_first" else blocks[-1]
+        return row[:start] + (rule[2],) * (end - start) + row[end:]
+    if kind in ("fill_first", "fill_last"):
+        coloured = [x for x in row if x]
+        if not coloured:
+            return row
+        colour = coloured[0] if kind == "fill_first" else coloured[-1]
+        cells = [i for i, x in enumerate(row) if x == colour]
+        return tuple(
+            colour if cells[0] <= i < cells[-1] and x == 0 else x for i, x in enumerate(row)
+        )
+    if kind == "extend_every":
+        runs = _runs(row)
+        out = list(row)
+        for k, (start, end, colour) in enumerate(runs):
+            if rule[1] == "right":
+                stop = runs[k + 1][0] if k + 1 < len(runs) else n
+                out[end:stop] = [colour] * (stop - end)
+            else:
+                begin = runs[k - 1][1] if k else 0
+                out[begin:start] = [colour] * (start - begin)
+        return tuple(out)
+    if kind == "denoise_runs":
+        out = list(row)
+        for start, end, _ in _runs(row):
+            if end - start <= rule[1]:
+                out[start:end] = [0] * (end - start)
+        return tuple(out)
+    if kind == "hollow_from":
+        out = list(row)
+        for start, end, _ in _runs(row):
+            if end - start >= rule[1]:
+                out[start + 1 : end - 1] = [0] * (end - start - 2)
+        return tuple(out)
     raise ValueError(f"unknown rule kind {kind!r}")
 
 
@@ -252,25 +303,59 @@ def all_rules() -> list[list[Any]]:
     return out
 
 
+def variant_rules() -> list[list[Any]]:
+    """Natural variants of the family's rules: never drawn, but the examples must rule them out.
+
+    The "first" and "last" versions of rules that act on every block or colour, the "every"
+    version of a rule that acts on the last cell, and neighbouring run-length thresholds.
+    """
+    colours = range(1, 10)
+    out: list[list[Any]] = [
+        [kind, a, b]
+        for kind in ("recolour_first", "recolour_last")
+        for a in colours
+        for b in colours
+        if a != b
+    ]
+    out += [["fill_first"], ["fill_last"], ["extend_every", "left"], ["extend_every", "right"]]
+    out += [["denoise_runs", 2], ["denoise_runs", 3], ["hollow_from", 4], ["hollow_from", 5]]
+    return out
+
+
 RULES = all_rules()
+VARIANTS = variant_rules()
 _RECOLOURING = [r for r in RULES if r[0] in ("recolour", "swap", "recolour_all")]
 _PIVOT = [r for r in RULES if r[0] == "to_pivot"]
 _OTHER = [r for r in RULES if r[0] not in ("recolour", "swap", "recolour_all", "to_pivot")]
+_BLOCK_RECOLOURING = [r for r in VARIANTS if r[0] in ("recolour_first", "recolour_last")]
+_OTHER_VARIANTS = [r for r in VARIANTS if r[0] not in ("recolour_first", "recolour_last")]
 
 
-def candidates(row: Row, target: Row) -> list[list[Any]]:
-    """The rules that might turn ``row`` into ``target`` in one step (a sound filter).
+def candidates(row: Row, target: Row, variants: bool = False) -> list[list[Any]]:
+    """The rules (and with ``variants`` the `VARIANTS`) that might turn ``row`` into ``target``.
 
-    Recolourings never move cells, so they need the same background pattern; a pivot rule
-    needs its pivot colour exactly once. Everything else is always a candidate.
+    A sound filter: recolourings never move cells, so they need the same background pattern;
+    a recolouring of every cell of a colour must agree with every cell, one of a single block
+    must account for every changed cell; a pivot rule needs its pivot colour exactly once.
+    Everything else is always a candidate.
     """
     out = list(_OTHER)
-    if all((a == 0) == (b == 0) for a, b in zip(row, target)):
+    same_background = all((a == 0) == (b == 0) for a, b in zip(row, target, strict=True))
+    if same_background:
         # The colour each present colour must become; a recolouring must agree on all of them.
         wanted: dict[int, int] = {}
-        if all(wanted.setdefault(a, b) == b for a, b in zip(row, target) if a):
+        if all(wanted.setdefault(a, b) == b for a, b in zip(row, target, strict=True) if a):
             out += [r for r in _RECOLOURING if all(_image(r, c) == d for c, d in wanted.items())]
     out += [r for r in _PIVOT if row.count(r[1]) == 1]
+    if variants:
+        if same_background:
+            changed = {(a, b) for a, b in zip(row, target, strict=True) if a != b}
+            out += [
+                r
+                for r in _BLOCK_RECOLOURING
+                if changed == {(r[1], r[2])} or (not changed and r[1] not in row)
+            ]
+        out += _OTHER_VARIANTS
     return out
 
 
@@ -296,6 +381,13 @@ class Arc1DTask(Task[Arc1DConfig]):
     name = "arc_1d"
     Config = Arc1DConfig
     unique = True
+    variants: ClassVar[bool] = True
+    """Whether the examples must also rule out the `VARIANTS`."""
+
+    @property
+    def rivals(self) -> list[list[Any]]:
+        """The single rules the examples must rule out (compositions are built from them)."""
+        return RULES + VARIANTS if self.variants else RULES
 
     @classmethod
     def level_config(cls, level: int) -> Arc1DConfig:
@@ -386,7 +478,7 @@ class Arc1DTask(Task[Arc1DConfig]):
             results = [run(rules, row) for row in rows]
             if (
                 any(r is None for r in results)
-                or sum(r != x for r, x in zip(results, rows)) < len(rows) - 1
+                or sum(r != x for r, x in zip(results, rows, strict=True)) < len(rows) - 1
             ):
                 continue  # the rule must apply everywhere and show itself in most rows
             answer = results[-1]
@@ -407,14 +499,14 @@ class Arc1DTask(Task[Arc1DConfig]):
     def _fitting(
         self, rows: list[Row], outputs: list[Row | None]
     ) -> tuple[set[Row], set[tuple[Any, ...]]]:
-        """New-row outputs of every rule (composition) that reproduces the examples, merged by behaviour.
+        """New-row outputs of the rules (or pairs) that reproduce the examples, merged by behaviour.
 
         Also returns the behaviours (outputs on all rows) of single rules.
         """
         k = len(outputs)
         found: set[Row] = set()
         layer: dict[tuple[Any, ...], None] = {}
-        for rule in RULES:
+        for rule in self.rivals:
             result = tuple(apply(rule, r) for r in rows)
             if None in result:
                 continue
@@ -423,7 +515,7 @@ class Arc1DTask(Task[Arc1DConfig]):
             layer.setdefault(result, None)
         if self.config.depth == 2:
             for state in layer:
-                for rule in candidates(state[0], outputs[0]):  # type: ignore[arg-type]
+                for rule in candidates(state[0], outputs[0], self.variants):  # type: ignore[arg-type]
                     if apply(rule, state[0]) != outputs[0]:
                         continue
                     result = tuple(apply(rule, r) for r in state)
@@ -436,14 +528,14 @@ class Arc1DTask(Task[Arc1DConfig]):
     ) -> Problem:
         lines = "\n".join(
             f"input:  {' '.join(map(str, x))}\noutput: {' '.join(map(str, y))}"
-            for x, y in zip(inputs, outputs)
+            for x, y in zip(inputs, outputs, strict=True)
         )
         prompt = (
-            "Each row is a line of cells; 0 is background and 1-9 are colours. The same hidden rule turns every "
-            f"input row into its output row.\n{lines}\n\n"
+            "Each row is a line of cells; 0 is background and 1-9 are colours. The same hidden "
+            f"rule turns every input row into its output row.\n{lines}\n\n"
             f"Apply the rule to this row:\ninput:  {' '.join(map(str, test))}\n\n"
-            f"Give the output row as {len(test)} digits separated by spaces, e.g. <answer>0 0 5 5 0 0</answer>. "
-            + ANSWER_FORMAT
+            f"Give the output row as {len(test)} digits separated by spaces, "
+            "e.g. <answer>0 0 5 5 0 0</answer>. " + ANSWER_FORMAT
         )
         data = {
             "rules": rules,
@@ -481,10 +573,11 @@ class Arc1DTask(Task[Arc1DConfig]):
         return self.correct(row, problem)
 
     def certify(self, problem: Problem) -> Certificate:
-        """Plain enumeration of rules (and pairs at depth 2), no merging; distinct outputs of those that fit.
+        """Plain enumeration of rules (pairs at depth 2), no merging; distinct outputs that fit.
 
-        Second steps are limited by `candidates`, which only drops rules that cannot produce the
-        first example's output.
+        A second step is only tried where it turns the first step's output on the first
+        example into that example's output (a sound filter, found once per distinct output;
+        `candidates` narrows the search).
         """
         data = problem.data
         inputs = [tuple(x) for x in data["inputs"]]
@@ -492,16 +585,23 @@ class Arc1DTask(Task[Arc1DConfig]):
         test = tuple(data["test"])
         found = set()
         depth = len(data["rules"])
-        for first in RULES:
+        second_steps: dict[Row, list[list[Any]]] = {}
+        for first in self.rivals:
             middle = apply(first, inputs[0])
             if middle is None:
                 continue
-            chains = [[first]] + (
-                [[first, second] for second in candidates(middle, outputs[0])] if depth == 2 else []
-            )
+            chains = [[first]]
+            if depth == 2:
+                if middle not in second_steps:
+                    second_steps[middle] = [
+                        second
+                        for second in candidates(middle, outputs[0], self.variants)
+                        if apply(second, middle) == outputs[0]
+                    ]
+                chains += [[first, second] for second in second_steps[middle]]
             for chain in chains:
                 if run(chain, inputs[0]) == outputs[0] and all(
-                    run(chain, x) == y for x, y in zip(inputs[1:], outputs[1:])
+                    run(chain, x) == y for x, y in zip(inputs[1:], outputs[1:], strict=True)
                 ):
                     result = run(chain, test)
                     if result is not None:
@@ -511,7 +611,7 @@ class Arc1DTask(Task[Arc1DConfig]):
         return Certificate(1 if list(found.pop()) == list(problem.reference) else 0)
 
     def mutations(self, problem: Problem) -> list[str]:
-        """One cell changed (a coloured cell cleared, a background cell coloured), the row shifted."""
+        """One cell changed (a coloured cell cleared, a background cell coloured), row shifted."""
         ref = list(problem.reference)
         candidates = []
         coloured = [i for i, x in enumerate(ref) if x]
@@ -547,3 +647,18 @@ class Arc1DEnv(TaskEnv):
     """ARC-like 1-D transformations; see the module docstring."""
 
     task_class = Arc1DTask
+
+
+class Arc1DV0Task(Arc1DTask):
+    """Version 0, kept so that ``Arc1D-v0`` generates and scores as recorded.
+
+    The examples rule out the family's own rules only, not their variants.
+    """
+
+    variants = False
+
+
+class Arc1DV0Env(TaskEnv):
+    """``Arc1D-v0``: examples checked against the family's own rules only."""
+
+    task_class = Arc1DV0Task

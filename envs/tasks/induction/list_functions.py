@@ -6,12 +6,17 @@ The task:
     maps input lists to output lists. Given input/output examples, give the output for a
     new input.
 
-    The examples make the program identifiable: every program of up to ``depth`` steps is
-    enumerated (programs that behave alike on the inputs are merged), and all those that
-    reproduce the examples must agree on the new input; otherwise an example is added (or
-    the program redrawn). The hidden program is also never equivalent to a shorter one on
-    these inputs. The certificate enumerates every program of up to ``depth`` steps
-    plainly, without merging, and counts the distinct outputs.
+    The examples make the program identifiable, also against natural rules the program is
+    never drawn from: the "last" and "every" variants of "first" operations (remove the
+    last largest, remove every largest; keep the last copy of each value), nearby
+    thresholds and counts (keep the numbers above 0 to 9, take 2 or 4), the mirror images
+    (remove the smallest, prepend the sum, append the length). Every program of up to
+    ``depth`` steps over all these operations is enumerated (programs that behave alike on
+    the inputs are merged), and all those that reproduce the examples must agree on the new
+    input; otherwise an example is added (or the program redrawn). The hidden program is
+    also never equivalent to a shorter one on these inputs. The certificate enumerates
+    every program of up to ``depth`` steps plainly, without merging, and counts the
+    distinct outputs.
 
 Observation:
     One user message: the examples, the new input and the answer format.
@@ -36,14 +41,19 @@ Arguments:
     max_value: Largest value in an input (5-50).
 
 Version history:
-    v0: first version.
+    v0: first version; the examples were checked against the drawn operations only, so
+        about 5% of instances fitted a second natural rule that answers differently
+        ([8, 2] -> [2], [4, 0, 9, 5] -> [4, 0, 5], [9, 8] -> [8] and the new input [1, 1]:
+        "remove the largest" gives [1], "remove every largest" gives []).
+    v1: the examples are checked against the natural variants too (`VARIANTS`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import ClassVar
 
 import numpy as np
 from palaestra.envs.tasks._logic import parse_int_list
@@ -72,6 +82,25 @@ def _remove_max(xs: Lists) -> Lists:
     return xs[:i] + xs[i + 1 :]
 
 
+def _remove_extreme(pick: Callable[[Lists], int], which: str) -> Callable[[Lists], Lists]:
+    """Removes the first, the last or every occurrence of ``pick(xs)`` (max or min)."""
+
+    def remove(xs: Lists) -> Lists:
+        if not xs:
+            return xs
+        value = pick(xs)
+        if which == "every":
+            return tuple(x for x in xs if x != value)
+        i = xs.index(value) if which == "first" else len(xs) - 1 - xs[::-1].index(value)
+        return xs[:i] + xs[i + 1 :]
+
+    return remove
+
+
+def _keep_above(k: int) -> Callable[[Lists], Lists]:
+    return lambda xs: tuple(filter(k.__lt__, xs))
+
+
 PRIMITIVES: dict[str, Callable[[Lists], Lists]] = {
     "reverse": lambda xs: xs[::-1],
     "sort": lambda xs: tuple(sorted(xs)),
@@ -97,6 +126,27 @@ PRIMITIVES: dict[str, Callable[[Lists], Lists]] = {
     "prepend_length": lambda xs: (len(xs),) + xs,
 }
 """The operations programs are made of (a program applies its steps left to right)."""
+
+VARIANTS: dict[str, Callable[[Lists], Lists]] = {
+    "remove_last_max": _remove_extreme(max, "last"),
+    "remove_every_max": _remove_extreme(max, "every"),
+    "remove_min": _remove_extreme(min, "first"),
+    "remove_last_min": _remove_extreme(min, "last"),
+    "remove_every_min": _remove_extreme(min, "every"),
+    "unique_last": lambda xs: tuple(dict.fromkeys(xs[::-1]))[::-1],
+    "remove_repeated": lambda xs: tuple(x for x in xs if xs.count(x) == 1),
+    "take_2": lambda xs: xs[:2],
+    "take_4": lambda xs: xs[:4],
+    **{f"keep_above_{k}": _keep_above(k) for k in range(10) if k != 4},
+    "prepend_sum": lambda xs: (sum(xs),) + xs,
+    "append_length": lambda xs: xs + (len(xs),),
+}
+"""Natural rules programs are never drawn from, that the examples must still rule out: the
+"last" and "every" variants of operations that act on the first occurrence, nearby
+thresholds and counts, and the mirror images of the drawn operations."""
+
+OPERATIONS = {**PRIMITIVES, **VARIANTS}
+"""Every operation a program (hidden or rival) may use."""
 
 NAMES = tuple(PRIMITIVES)
 LEVELS = {
@@ -146,12 +196,15 @@ class ListFunctionsConfig:
 def run(program: list[str] | tuple[str, ...], xs: Lists) -> Lists:
     """Applies the program's steps in order."""
     for step in program:
-        xs = PRIMITIVES[step](xs)
+        xs = OPERATIONS[step](xs)
     return xs
 
 
 def behaviours(
-    inputs: list[Lists], depth: int, targets: list[Lists]
+    inputs: list[Lists],
+    depth: int,
+    targets: list[Lists],
+    operations: Mapping[str, Callable[[Lists], Lists]] = OPERATIONS,
 ) -> tuple[dict[tuple[Lists, ...], int], set[Lists]]:
     """Programs of up to ``depth`` steps, merged by behaviour on ``inputs`` (breadth first).
 
@@ -159,6 +212,7 @@ def behaviours(
         inputs: The example inputs, then the new input.
         depth: Most steps.
         targets: The example outputs.
+        operations: The operations programs are made of.
 
     Returns:
         Each behaviour (outputs on all inputs) of fewer than ``depth`` steps with its fewest
@@ -172,18 +226,23 @@ def behaviours(
     k = len(targets)
     if start[:k] == tuple(targets):
         answers.add(start[k])
+    # The last step only needs checking against the targets: the operations that turn a
+    # behaviour's first output into the first target, found once per distinct first output.
+    last_steps: dict[Lists, list[Callable[[Lists], Lists]]] = {}
     for steps in range(1, depth + 1):
         nxt = []
         for outputs in frontier:
-            for f in PRIMITIVES.values():
-                if steps == depth:
-                    # The last step only needs checking against the targets; reject on the first.
-                    if f(outputs[0]) != targets[0]:
-                        continue
+            if steps == depth:
+                if outputs[0] not in last_steps:
+                    last_steps[outputs[0]] = [
+                        f for f in operations.values() if f(outputs[0]) == targets[0]
+                    ]
+                for f in last_steps[outputs[0]]:
                     result = tuple(f(x) for x in outputs)
                     if result[:k] == tuple(targets):
                         answers.add(result[k])
-                    continue
+                continue
+            for f in operations.values():
                 result = tuple(f(x) for x in outputs)
                 if result not in fewest:
                     fewest[result] = steps
@@ -200,6 +259,8 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
     name = "list_functions"
     Config = ListFunctionsConfig
     unique = True
+    rivals: ClassVar[Mapping[str, Callable[[Lists], Lists]]] = OPERATIONS
+    """The operations of the programs the examples must rule out."""
 
     @classmethod
     def level_config(cls, level: int) -> ListFunctionsConfig:
@@ -226,7 +287,7 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
                 continue
             while True:
                 outputs = [run(program, x) for x in inputs]
-                fewest, answers = behaviours(inputs + [test], cfg.depth, outputs)
+                fewest, answers = behaviours(inputs + [test], cfg.depth, outputs, self.rivals)
                 signature = tuple(outputs) + (answer,)
                 if cfg.depth > 1 and fewest.get(signature, cfg.depth) < cfg.depth:
                     break  # a shorter program does the same here: too easy, redraw
@@ -247,12 +308,13 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
         def show(xs: Lists) -> str:
             return "[" + ", ".join(str(x) for x in xs) + "]"
 
-        lines = "\n".join(f"{show(x)} -> {show(y)}" for x, y in zip(inputs, outputs))
+        lines = "\n".join(f"{show(x)} -> {show(y)}" for x, y in zip(inputs, outputs, strict=True))
         prompt = (
             "A hidden function turns each input list into an output list. Examples:\n"
             f"{lines}\n\n"
-            f"What does it output for {show(test)}? Give the list in square brackets, e.g. <answer>[4, 0, 7]</answer> "
-            "(<answer>[]</answer> for an empty list). " + ANSWER_FORMAT
+            f"What does it output for {show(test)}? Give the list in square brackets, "
+            "e.g. <answer>[4, 0, 7]</answer> (<answer>[]</answer> for an empty list). "
+            + ANSWER_FORMAT
         )
         data = {
             "program": program,
@@ -277,10 +339,12 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
         return self.correct(values, problem)
 
     def certify(self, problem: Problem) -> Certificate:
-        """Plain enumeration of every program of up to the depth; distinct outputs of those that fit.
+        """Plain enumeration of the programs of up to the depth; distinct outputs of those that fit.
 
         Programs are enumerated as a tree of prefixes (each prefix's output on the first example
-        computed once); nothing is merged by behaviour, unlike the generator's search.
+        computed once); nothing is merged by behaviour, unlike the generator's search. A last
+        step is only tried where it turns the prefix's first output into the first example's
+        output (a sound filter, found once per distinct first output).
         """
         data = problem.data
         inputs = [tuple(x) for x in data["inputs"]]
@@ -288,15 +352,25 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
         test = tuple(data["test"])
         depth = len(data["program"])
         found: set[Lists] = set()
+        last_steps: dict[Lists, list[str]] = {}
+
+        def check(program: tuple[str, ...]) -> None:
+            if all(run(program, x) == y for x, y in zip(inputs[1:], outputs[1:], strict=True)):
+                found.add(run(program, test))
 
         def walk(program: tuple[str, ...], first: Lists) -> None:
-            if first == outputs[0] and all(
-                run(program, x) == y for x, y in zip(inputs[1:], outputs[1:])
-            ):
-                found.add(run(program, test))
-            if len(program) < depth:
-                for name, f in PRIMITIVES.items():
+            if first == outputs[0]:
+                check(program)
+            if len(program) < depth - 1:
+                for name, f in self.rivals.items():
                     walk(program + (name,), f(first))
+            elif len(program) == depth - 1:
+                if first not in last_steps:
+                    last_steps[first] = [
+                        name for name, f in self.rivals.items() if f(first) == outputs[0]
+                    ]
+                for name in last_steps[first]:
+                    check(program + (name,))
 
         walk((), inputs[0])
         if len(found) != 1:
@@ -304,7 +378,7 @@ class ListFunctionsTask(Task[ListFunctionsConfig]):
         return Certificate(1 if list(found.pop()) == list(problem.reference) else 0)
 
     def mutations(self, problem: Problem) -> list[str]:
-        """One element off by one, the last element dropped, an element appended, the list reversed."""
+        """One element off by one, the last element dropped, an element appended, list reversed."""
         ref = list(problem.reference)
         candidates = [ref[:i] + [ref[i] + 1] + ref[i + 1 :] for i in range(len(ref))]
         candidates += [ref[:-1], ref + [ref[-1]], ref[::-1]]
@@ -331,3 +405,18 @@ class ListFunctionsEnv(TaskEnv):
     """List functions; see the module docstring."""
 
     task_class = ListFunctionsTask
+
+
+class ListFunctionsV0Task(ListFunctionsTask):
+    """Version 0, kept so that ``ListFunctions-v0`` generates and scores as recorded.
+
+    The examples rule out the programs of the drawn operations only, not their variants.
+    """
+
+    rivals = PRIMITIVES
+
+
+class ListFunctionsV0Env(TaskEnv):
+    """``ListFunctions-v0``: examples checked against the drawn operations only."""
+
+    task_class = ListFunctionsV0Task

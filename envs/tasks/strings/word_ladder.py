@@ -3,11 +3,14 @@
 The task:
     "Change COLD into WARM one letter at a time; every word on the way must be an English
     word." Any shortest ladder scores: the checker verifies that every word is in the shipped
-    word list, that consecutive words differ in exactly one letter, and that the ladder is
-    as short as a breadth-first search says it can be.
+    English dictionary, that consecutive words differ in exactly one letter, and that the
+    ladder is as short as a breadth-first search over that same dictionary says it can be.
+    Puzzles are drawn from common words, and only where a shortest ladder runs through
+    common words, so knowing everyday English is enough; the prompt says what counts as a
+    word.
 
 Observation:
-    One user message: the two words and the answer format.
+    One user message: the two words, what counts as a word, and the answer format.
 
 Action:
     The last ``<answer>...</answer>`` after any ``</think>``: the ladder from the first word to
@@ -24,10 +27,18 @@ Arguments:
     length, min_steps, max_steps: Override what the level sets.
 
 Data:
-    ``data/words.txt`` (common English words, written for this project).
+    ``data/english.txt.gz`` (about 116,000 English words from SCOWL, ranked by commonness;
+    see ``data/ENGLISH-LICENSE.txt``): every word counts, and the commonest (SCOWL size 35
+    and below, American spelling) are drawn. v0 used ``data/words.txt`` (about 3,100 common
+    words written for this project) for both.
 
 Version history:
-    v0: first version.
+    v0: first version; only the hand-written list of about 3,100 words counted, and
+        "shortest" was measured inside it (SWAN, SWAP, SLAP, FLAP, FLAW scored 0 against a
+        seven-step ladder).
+    v1: every word of the English dictionary counts and "shortest" is measured over it;
+        puzzles are drawn from common words with a shortest ladder through common words;
+        the prompt says what counts as a word.
 """
 
 from __future__ import annotations
@@ -37,9 +48,16 @@ import functools
 import re
 import string
 from collections import deque
+from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
-from palaestra.envs.tasks._words import words_of_length
+from palaestra.envs.tasks._words import (
+    DICTIONARY_RULE,
+    common_words,
+    dictionary_of_length,
+    words_of_length,
+)
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
 from palaestra.verdict import Verdict
@@ -47,24 +65,35 @@ from palaestra.verdict import Verdict
 MAX_LADDER = 64
 _SEPARATOR = re.compile(r"\s*(?:->|→|=>|,|\s)\s*")
 
+VOCABULARIES: dict[str, Callable[[int], tuple[str, ...]]] = {
+    "dictionary": dictionary_of_length,
+    "common": common_words,
+    "listed": words_of_length,
+}
+"""Word sets by name: the English dictionary (what counts), its common words (what is drawn),
+and the hand-written list that v0 used for both."""
+
 
 @functools.lru_cache(maxsize=8)
-def graph(length: int) -> dict[str, tuple[str, ...]]:
+def graph(length: int, vocabulary: str = "dictionary") -> dict[str, tuple[str, ...]]:
     """One-letter-change neighbours of every word of ``length`` letters (via wildcard buckets)."""
+    vocabulary_words = VOCABULARIES[vocabulary](length)
     buckets: dict[str, list[str]] = {}
-    for word in words_of_length(length):
+    for word in vocabulary_words:
         for i in range(length):
             buckets.setdefault(word[:i] + "_" + word[i + 1 :], []).append(word)
-    neighbours: dict[str, set[str]] = {w: set() for w in words_of_length(length)}
+    neighbours: dict[str, set[str]] = {w: set() for w in vocabulary_words}
     for group in buckets.values():
         for a in group:
             neighbours[a].update(b for b in group if b != a)
     return {w: tuple(sorted(n)) for w, n in neighbours.items()}
 
 
-def bfs(start: str, length: int) -> tuple[dict[str, int], dict[str, str]]:
+def bfs(
+    start: str, length: int, vocabulary: str = "dictionary"
+) -> tuple[dict[str, int], dict[str, str]]:
     """Distances from ``start`` over the word graph, and each word's BFS parent."""
-    adjacency = graph(length)
+    adjacency = graph(length, vocabulary)
     distance, parent = {start: 0}, {}
     queue = deque([start])
     while queue:
@@ -87,9 +116,11 @@ def _variants(word: str, dictionary: frozenset[str]) -> list[str]:
     return out
 
 
-def shortest_ladders(start: str, target: str, cap: int = 2) -> tuple[int | None, list[list[str]]]:
+def shortest_ladders(
+    start: str, target: str, cap: int = 2, vocabulary: str = "dictionary"
+) -> tuple[int | None, list[list[str]]]:
     """(distance, up to ``cap`` shortest ladders), by layered search (independent of `graph`)."""
-    dictionary = frozenset(words_of_length(len(start)))
+    dictionary = frozenset(VOCABULARIES[vocabulary](len(start)))
     parents: dict[str, list[str]] = {start: []}
     layer = [start]
     distance = 0
@@ -141,7 +172,7 @@ class WordLadderConfig:
     def __post_init__(self) -> None:
         if self.length not in (3, 4):
             raise ValueError(
-                f"length must be 3 or 4 (the word list's well-connected lengths), got {self.length!r}"
+                f"length must be 3 or 4 (the well-connected word lengths), got {self.length!r}"
             )
         if (
             not isinstance(self.min_steps, int)
@@ -149,7 +180,8 @@ class WordLadderConfig:
             or not 1 <= self.min_steps <= self.max_steps <= 12
         ):
             raise ValueError(
-                f"need integers 1 <= min_steps <= max_steps <= 12, got {self.min_steps!r}, {self.max_steps!r}"
+                "need integers 1 <= min_steps <= max_steps <= 12, "
+                f"got {self.min_steps!r}, {self.max_steps!r}"
             )
 
 
@@ -159,6 +191,16 @@ class WordLadderTask(Task[WordLadderConfig]):
     name = "word_ladder"
     Config = WordLadderConfig
     unique = False
+    # Level 10 (9 to 11 steps, with no shorter way through rarer words) has about 9,700 ordered
+    # pairs of common four-letter words; over a third of the 1,200 start words have only one
+    # or two partners, so 150 draws repeat a pair 1-4% of the time.
+    duplicate_allowance = {10: 0.04}
+    counted: ClassVar[str] = "dictionary"
+    """The words that count, and over which "shortest" is measured (a `VOCABULARIES` name)."""
+    drawn: ClassVar[str] = "common"
+    """The words the two ends and the reference ladder are made of."""
+    source: ClassVar[str] = "the dictionary"
+    """How a rejection names the counted words."""
 
     @classmethod
     def level_config(cls, level: int) -> WordLadderConfig:
@@ -178,13 +220,22 @@ class WordLadderTask(Task[WordLadderConfig]):
         return WordLadderConfig(length=length, min_steps=low, max_steps=high)
 
     def generate(self, rng: np.random.Generator) -> Problem:
-        """A random start, a word at the wanted distance, the BFS path between them."""
+        """A random start, a word at the wanted distance, the BFS path between them.
+
+        Both ends and the path are drawn words, and the target is only taken where the
+        shortest ladder over the counted words is no shorter than over the drawn ones.
+        """
         cfg = self.config
-        candidates = [w for w, n in graph(cfg.length).items() if n]
+        candidates = [w for w, n in graph(cfg.length, self.drawn).items() if n]
         while True:
             start = candidates[int(rng.integers(len(candidates)))]
-            distance, parent = bfs(start, cfg.length)
-            far = sorted(w for w, d in distance.items() if cfg.min_steps <= d <= cfg.max_steps)
+            distance, parent = bfs(start, cfg.length, self.drawn)
+            shortest, _ = bfs(start, cfg.length, self.counted)
+            far = sorted(
+                w
+                for w, d in distance.items()
+                if cfg.min_steps <= d <= cfg.max_steps and shortest[w] == d
+            )
             if far:
                 break
         target = far[int(rng.integers(len(far)))]
@@ -193,14 +244,19 @@ class WordLadderTask(Task[WordLadderConfig]):
             ladder.append(parent[ladder[-1]])
         ladder.reverse()
         steps = distance[target]
-        prompt = (
-            f"Change {start.upper()} into {target.upper()} by changing one letter at a time. Every word along "
-            "the way must be a common English word of the same length. Give a shortest ladder: the words from "
-            f"{start.upper()} to {target.upper()} inclusive, separated by commas (for example CAT, COT, DOT). "
+        data = {"start": start, "target": target, "steps": steps}
+        return Problem(self.prompt(start, target), ", ".join(w.upper() for w in ladder), data)
+
+    def prompt(self, start: str, target: str) -> str:
+        """The question, with what counts as a word."""
+        a, b = start.upper(), target.upper()
+        return (
+            f"Change {a} into {b} by changing one letter at a time. Every word along the way must "
+            f"be an English word of {len(start)} letters: {DICTIONARY_RULE}. Give a shortest "
+            "ladder (the fewest changes; one through common words exists): the words from "
+            f"{a} to {b} inclusive, separated by commas (for example CAT, COT, DOT). "
             f"{ANSWER_FORMAT}"
         )
-        data = {"start": start, "target": target, "steps": steps}
-        return Problem(prompt, ", ".join(w.upper() for w in ladder), data)
 
     def solve(self, problem: Problem) -> str:
         """A shortest ladder from breadth-first search over the word graph."""
@@ -216,10 +272,10 @@ class WordLadderTask(Task[WordLadderConfig]):
             return self.wrong(
                 answer, problem, f"the ladder must run from {d['start']} to {d['target']}"
             )
-        dictionary = frozenset(words_of_length(len(d["start"])))
+        dictionary = frozenset(VOCABULARIES[self.counted](len(d["start"])))
         for word in ladder:
             if word not in dictionary:
-                return self.wrong(answer, problem, f"{word} is not in the word list")
+                return self.wrong(answer, problem, f"{word} is not in {self.source}")
         for a, b in zip(ladder, ladder[1:], strict=False):
             if not one_letter_apart(a, b):
                 return self.wrong(answer, problem, f"{a} -> {b} is not a one-letter change")
@@ -232,7 +288,7 @@ class WordLadderTask(Task[WordLadderConfig]):
     def certify(self, problem: Problem) -> Certificate:
         """The layered search's distance must match; counts shortest ladders up to two."""
         d = problem.data
-        steps, ladders = shortest_ladders(d["start"], d["target"], cap=2)
+        steps, ladders = shortest_ladders(d["start"], d["target"], 2, self.counted)
         return Certificate(len(ladders) if steps == d["steps"] else 0)
 
     def mutations(self, problem: Problem) -> list[str]:
@@ -245,16 +301,17 @@ class WordLadderTask(Task[WordLadderConfig]):
         return out
 
     def alternatives(self, problem: Problem) -> list[str]:
-        """Another shortest ladder when there is one, arrows, lower case."""
+        """Other shortest ladders over the counted words, arrows, lower case."""
         d = problem.data
-        _, ladders = shortest_ladders(d["start"], d["target"], cap=2)
+        _, ladders = shortest_ladders(d["start"], d["target"], 4, self.counted)
         out = [" -> ".join(problem.reference.split(", ")), problem.reference.lower()]
-        return out + [", ".join(ladder) for ladder in ladders[1:]]
+        reference = problem.reference.lower().split(", ")
+        return out + [", ".join(ladder) for ladder in ladders if ladder != reference]
 
     def work(self, problem: Problem) -> float:
         """Words the breadth-first search settles before it reaches the target."""
         d = problem.data
-        distance, _ = bfs(d["start"], len(d["start"]))
+        distance, _ = bfs(d["start"], len(d["start"]), self.counted)
         return float(sum(1 for v in distance.values() if v <= d["steps"]))
 
 
@@ -262,3 +319,31 @@ class WordLadderEnv(TaskEnv):
     """Shortest word ladders; see the module docstring."""
 
     task_class = WordLadderTask
+
+
+class WordLadderV0Task(WordLadderTask):
+    """Version 0, kept so that ``WordLadder-v0`` generates and scores as recorded.
+
+    Only the hand-written list of about 3,100 words counts, and "shortest" is measured
+    inside it, while the prompt asks for "common English words".
+    """
+
+    counted = "listed"
+    drawn = "listed"
+    source = "the word list"
+
+    def prompt(self, start: str, target: str) -> str:
+        """The v0 question."""
+        a, b = start.upper(), target.upper()
+        return (
+            f"Change {a} into {b} by changing one letter at a time. Every word along the way must "
+            "be a common English word of the same length. Give a shortest ladder: the words from "
+            f"{a} to {b} inclusive, separated by commas (for example CAT, COT, DOT). "
+            f"{ANSWER_FORMAT}"
+        )
+
+
+class WordLadderV0Env(TaskEnv):
+    """``WordLadder-v0``: shortest ladders within the hand-written word list."""
+
+    task_class = WordLadderV0Task
