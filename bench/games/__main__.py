@@ -254,14 +254,14 @@ ROWS: list[tuple[str, str, Runner, Runner | None, Runner | None]] = [
     (
         "Minesweeper (5x5, 5 mines)",
         "ours level=2; GEM Minesweeper-v0-easy",
-        ours("Minesweeper-v0", level=2),
+        ours("Minesweeper-v1", level=2),
         gem("game:Minesweeper-v0-easy", _grid("\\boxed{{reveal {r} {c}}}", 5, 5)),
         None,
     ),
     (
         "Minesweeper (8x8, 10 mines)",
         "ours level=5; TextArena Minesweeper-v0",
-        ours("Minesweeper-v0", level=5),
+        ours("Minesweeper-v1", level=5),
         None,
         textarena("Minesweeper-v0", _grid("[{r} {c}]", 8, 8)),
     ),

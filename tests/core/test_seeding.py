@@ -59,7 +59,7 @@ def test_hand_set_generators_and_bad_seeds_behave_as_in_gymnasium():
 
 
 def test_gymnasiums_seeding_checks_pass():
-    env = palaestra.make("Minesweeper-v0")
+    env = palaestra.make("Minesweeper-v1")
     env_checker.check_reset_seed_determinism(env)
     env_checker.check_reset_options(env)
 
@@ -90,7 +90,7 @@ def test_mastermind_draws_its_secret_from_np_random(seed):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_minesweeper_draws_its_start_and_mines_from_np_random(seed):
-    env = bare("Minesweeper-v0", rows=6, columns=7, mines=8)
+    env = bare("Minesweeper-v1", rows=6, columns=7, mines=8)
     env.reset(seed=seed)
     draws = np.random.default_rng(seed).random(8 + 1).tolist()
     start = int(draws[0] * 42)

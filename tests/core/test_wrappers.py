@@ -146,7 +146,7 @@ def _play(env, actions):
 
 
 @pytest.mark.parametrize(
-    "env_id", ["GuessNumber-v0", "TowerOfHanoi-v0", "Sokoban-v0", "Minesweeper-v0", "TicTacToe-v0"]
+    "env_id", ["GuessNumber-v0", "TowerOfHanoi-v0", "Sokoban-v0", "Minesweeper-v1", "TicTacToe-v0"]
 )
 @pytest.mark.parametrize("max_turns, max_invalid", [(4, 1), (6, 0), (3, None), (None, 2), (40, 3)])
 def test_make_limits_follow_the_wrappers_rules(env_id, max_turns, max_invalid):

@@ -101,7 +101,7 @@ def test_sokoban_puzzles_start_unsolved_and_solvable(level):
 
 
 def test_minesweeper_opening_is_safe_and_a_mine_ends_the_game():
-    env = bare("Minesweeper-v0")
+    env = bare("Minesweeper-v1")
     env.reset(seed=3)
     game = env.unwrapped
     assert game.revealed and not game.revealed & game.mines
@@ -111,8 +111,33 @@ def test_minesweeper_opening_is_safe_and_a_mine_ends_the_game():
     assert terminated and not info["success"] and info["reward_parts"]["outcome"] == 0.0
 
 
+@pytest.mark.parametrize("seed", [45, 51, 60, 70, 72, 126])
+def test_minesweeper_never_deals_a_board_its_opening_solves(seed):
+    old = palaestra.make("Minesweeper-v0", level=1)
+    old.reset(seed=seed)
+    assert old.unwrapped.hidden_safe == 0  # v0 kept these boards: nothing left to win
+    env = palaestra.make("Minesweeper-v1", level=1)
+    env.reset(seed=seed)
+    assert env.unwrapped.hidden_safe > 0
+    total, terminated = 0.0, False
+    while not terminated:
+        _, reward, terminated, truncated, info = env.step(env.oracle_action())
+        total += reward
+        assert not truncated
+    assert info["success"] and total == pytest.approx(env.best_return())
+
+
+@pytest.mark.parametrize("level", range(1, 11))
+def test_minesweeper_leaves_something_to_win_on_a_thousand_seeds(level):
+    env = palaestra.make("Minesweeper-v1", level=level)
+    for seed in range(1000):
+        env.reset(seed=seed)
+        assert env.unwrapped.hidden_safe > 0, f"seed {seed}: the opening solved the board"
+        env.oracle_action()  # the oracle has a move from every start
+
+
 def test_minesweeper_deductions_are_sound():
-    env = palaestra.make("Minesweeper-v0", level=8).unwrapped
+    env = palaestra.make("Minesweeper-v1", level=8).unwrapped
     for seed in range(10):
         env.reset(seed=seed)
         safe, mines = env.deduce()
