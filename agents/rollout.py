@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from palaestra.agents.chat import ChatFormatter, ChatSequence
 from palaestra.agents.policy import Policy, PolicyError, Request, SamplingParams, TurnContext
 from palaestra.agents.progress import RolloutProgress

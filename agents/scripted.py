@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from palaestra.agents.chat import ChatFormatter
 from palaestra.agents.policy import Completion, Policy, PolicyError, Request, check_requests
 

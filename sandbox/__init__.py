@@ -125,6 +125,7 @@ def docker_available(image: str | None = None) -> bool:
     """
     try:
         import docker
+
         from palaestra.sandbox.images import base_tag
 
         client = docker.from_env(timeout=5)

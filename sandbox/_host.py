@@ -17,10 +17,9 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from palaestra.errors import InfrastructureError
 from palaestra.sandbox._guest import FrameDecoder, ProtocolError, check_relpath, encode_frame
 from palaestra.sandbox.api import Limits, RunRequest, RunResult, check_files
-
-from palaestra.errors import InfrastructureError
 
 #: Extra seconds the host waits past a deadline before it kills the sandbox itself, where
 #: an agent inside keeps the deadline (Docker, sessions) and reports what it killed.

@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from palaestra.sandbox._guest import check_relpath
-
 from palaestra.errors import InfrastructureError
+from palaestra.sandbox._guest import check_relpath
 
 #: Languages accepted with ``RunRequest(code=...)``: the file the code is written to and
 #: the command that runs it (extra ``args`` are appended).

@@ -39,9 +39,8 @@ def build_image(
     ] = None,
 ) -> None:
     """Builds the base image from a Debian root file system (debootstrap, then docker import)."""
-    from palaestra.sandbox.images import BASE_PACKAGES, build_base_image
-
     from palaestra.errors import PalaestraError
+    from palaestra.sandbox.images import BASE_PACKAGES, build_base_image
 
     packages = tuple(BASE_PACKAGES) + tuple(package or ())
     try:
@@ -62,10 +61,9 @@ def build_image(
 @app.command("info")
 def info() -> None:
     """Prints how each limit is enforced on this machine, and whether Docker is usable."""
+    from palaestra.errors import PalaestraError
     from palaestra.sandbox import Limits, RunRequest
     from palaestra.sandbox.local import LocalBackend
-
-    from palaestra.errors import PalaestraError
 
     report: dict[str, object] = {}
     try:

@@ -54,6 +54,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from palaestra.errors import InfrastructureError, require
 from palaestra.sandbox._guest import FrameDecoder, ProtocolError, encode_frame
 from palaestra.sandbox._host import (
     START_TIMEOUT_S,
@@ -75,8 +76,6 @@ from palaestra.sandbox.api import (
     _check_env,
     check_files,
 )
-
-from palaestra.errors import InfrastructureError, require
 
 #: The non-root user every container runs as (created in the base image).
 SANDBOX_USER = "10001:10001"

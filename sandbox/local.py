@@ -104,6 +104,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from palaestra.errors import InfrastructureError
 from palaestra.sandbox import _guest
 from palaestra.sandbox._cgroups import Cgroups
 from palaestra.sandbox._guest import (
@@ -127,8 +128,6 @@ from palaestra.sandbox.api import (
     _check_env,
     check_files,
 )
-
-from palaestra.errors import InfrastructureError
 
 #: Host uid/gid of the sandboxes' root; programs run as the uids just above it.
 UID_BASE = 1_100_000

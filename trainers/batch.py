@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from palaestra.trainers import advantages as adv
 
 
 def to_batch(episodes: Sequence[Any], pad_id: int, device: Any) -> dict[str, Any]:
     """Right-padded tensors of the episodes; ``mask`` is the loss mask in target space."""
     import torch
+
     from palaestra.agents.rollout import pad_episodes
 
     arrays = pad_episodes(episodes, pad_id)
@@ -119,6 +121,7 @@ def _trunk(trunk: Any, ids: Any, attention: Any, mask: Any) -> tuple[int, Any]:
     ``start`` is 0, or the shared prefix's length - 1 when the prefix ran once (`shared_prefix`).
     """
     import torch
+
     from palaestra.agents.backends.hf import cache_argument
 
     shared = shared_prefix(ids, attention, mask)

@@ -21,6 +21,7 @@ import sys
 from typing import Any, Optional
 
 import typer
+
 from palaestra.trainers.config import DEMO_ENV_KWARGS, TrainConfig, field_help
 
 ARG_HELP = (
@@ -93,8 +94,9 @@ def train_command(**options: Any) -> None:
 
     Writes metrics, episodes, checkpoints and a reward curve into the output folder.
     """
-    from palaestra.trainers.run import check_run
     from rich.console import Console
+
+    from palaestra.trainers.run import check_run
 
     console = Console()
     try:

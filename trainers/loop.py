@@ -48,12 +48,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from palaestra.errors import require
 from palaestra.trainers import advantages as adv
 from palaestra.trainers.batch import forward, pad_to, select, to_batch, token_array, token_spans
 from palaestra.trainers.config import EVAL_SEED_BASE, TrainConfig
 from palaestra.trainers.run import CHECKPOINTS, RunLog, check_run, checkpoints, start_run
-
-from palaestra.errors import require
 
 
 def train(
@@ -234,6 +234,7 @@ class Trainer:
     ) -> list[dict[str, Any]]:
         """Cross-entropy on oracle demonstrations, on sampled-token positions only."""
         import torch
+
         from palaestra.agents import OraclePolicy
 
         config = self.config
@@ -525,6 +526,7 @@ class Trainer:
     def loss(self, part: dict[str, Any], first_minibatch: bool) -> tuple[Any, dict[str, float]]:
         """One micro-batch's loss (surrogate, KL, entropy and value terms) and statistics."""
         import torch
+
         from palaestra.trainers import losses
 
         config = self.config

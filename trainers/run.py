@@ -25,9 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from palaestra.trainers.config import TrainConfig
-
 from palaestra.errors import require
+from palaestra.trainers.config import TrainConfig
 
 CHECKPOINTS = "checkpoints"
 

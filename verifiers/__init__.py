@@ -41,10 +41,9 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from palaestra.verifiers.base import Deferred, Verifier, VerifierConfig, as_text
-
 from palaestra.errors import PalaestraError
 from palaestra.verdict import Status, Verdict
+from palaestra.verifiers.base import Deferred, Verifier, VerifierConfig, as_text
 
 __all__ = [
     "Deferred",

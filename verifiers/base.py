@@ -27,11 +27,10 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from palaestra.verifiers.batch import Job, normalize_items, run_jobs
-from palaestra.verifiers.pool import Deferred, default_pool, resolve_deferred
-
 from palaestra.errors import UnknownArgumentError
 from palaestra.verdict import Status, Verdict
+from palaestra.verifiers.batch import Job, normalize_items, run_jobs
+from palaestra.verifiers.pool import Deferred, default_pool, resolve_deferred
 
 C = TypeVar("C", bound="VerifierConfig")
 

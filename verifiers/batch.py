@@ -19,9 +19,8 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from palaestra.verifiers.pool import Deferred, default_pool, resolve_deferred
-
 from palaestra.verdict import Verdict
+from palaestra.verifiers.pool import Deferred, default_pool, resolve_deferred
 
 _MIN_BUDGET_S = 0.05
 """A job whose item spent its whole limit in-process still gets this long in a worker."""

@@ -12,10 +12,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers.base import Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer
-
-from palaestra.verdict import Status, Verdict
 
 _TEXT_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textrm)\s*\{([^{}]*)\}")
 

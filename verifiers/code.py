@@ -43,10 +43,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers.base import Verifier, VerifierConfig, as_text, verdict
 from palaestra.verifiers.extract import fenced_blocks, strip_reasoning
-
-from palaestra.verdict import Status, Verdict
 
 _RUNNER = Path(__file__).with_name("_code_runner.py")
 

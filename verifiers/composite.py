@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
-from palaestra.verifiers.base import Verifier, VerifierConfig
-
 from palaestra.verdict import Status, Verdict
+from palaestra.verifiers.base import Verifier, VerifierConfig
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,9 +76,8 @@ class CompositeVerifier(Verifier):
 
     def check_context(self, context: Any) -> None:
         """Accepts any keyword some part accepts."""
-        from palaestra.verifiers.base import UNIVERSAL_CONTEXT, _suggest
-
         from palaestra.errors import UnknownArgumentError
+        from palaestra.verifiers.base import UNIVERSAL_CONTEXT, _suggest
 
         for key in context:
             if key not in self._keys | UNIVERSAL_CONTEXT:

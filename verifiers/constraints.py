@@ -20,11 +20,10 @@ import re
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from palaestra.verifiers.base import Deferred, Verifier, verdict
-from palaestra.verifiers.extract import ExtractionConfig, extract_answer
-
 from palaestra.errors import MissingDependencyError, require
 from palaestra.verdict import Status, Verdict
+from palaestra.verifiers.base import Deferred, Verifier, verdict
+from palaestra.verifiers.extract import ExtractionConfig, extract_answer
 
 _PAIR = re.compile(r"^\s*([A-Za-z_][\w.!]*)\s*(?:=|:=|->|:)\s*(.+?)\s*$")
 

@@ -13,9 +13,8 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from palaestra.verifiers.base import Verifier, VerifierConfig, as_text, verdict
-
 from palaestra.verdict import Status, Verdict
+from palaestra.verifiers.base import Verifier, VerifierConfig, as_text, verdict
 
 
 @dataclasses.dataclass(frozen=True)

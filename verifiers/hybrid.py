@@ -13,11 +13,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers.base import Verifier, VerifierConfig
 from palaestra.verifiers.judge import JudgeConfig, JudgeVerifier
 from palaestra.verifiers.math import MathConfig, MathVerifier
-
-from palaestra.verdict import Status, Verdict
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers.base import Verifier, VerifierConfig, as_text, verdict
 from palaestra.verifiers.extract import (
     fenced_blocks,
@@ -29,8 +30,6 @@ from palaestra.verifiers.extract import (
     strip_reasoning,
     tag_contents,
 )
-
-from palaestra.verdict import Status, Verdict
 
 _KNOWN = {
     "type",

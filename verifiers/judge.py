@@ -30,10 +30,9 @@ import re
 import time
 from typing import Any, ClassVar
 
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers.base import Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer
-
-from palaestra.verdict import Status, Verdict
 
 _SYSTEM = (
     "You grade answers to problems. You compare a candidate's final answer with the reference "

@@ -35,11 +35,10 @@ import tempfile
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from palaestra.verifiers.base import Verifier, VerifierConfig, as_text, verdict
-from palaestra.verifiers.extract import fenced_blocks, strip_reasoning
-
 from palaestra.errors import MissingDependencyError, require
 from palaestra.verdict import Status, Verdict
+from palaestra.verifiers.base import Verifier, VerifierConfig, as_text, verdict
+from palaestra.verifiers.extract import fenced_blocks, strip_reasoning
 
 ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 

@@ -48,12 +48,11 @@ import re
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from palaestra.errors import MissingDependencyError, require
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers import fastmath
 from palaestra.verifiers.base import Deferred, Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer, normalize_unicode
-
-from palaestra.errors import MissingDependencyError, require
-from palaestra.verdict import Status, Verdict
 
 _HEDGE = re.compile(
     r"(?<![a-zA-Z\\])(?:either|maybe|possibly|probably|perhaps|unsure|guess|not\s+sure)"

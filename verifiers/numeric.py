@@ -13,11 +13,10 @@ import dataclasses
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers import fastmath
 from palaestra.verifiers.base import Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer, normalize_unicode
-
-from palaestra.verdict import Status, Verdict
 
 
 @dataclasses.dataclass(frozen=True)

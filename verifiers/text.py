@@ -14,10 +14,9 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from palaestra.verdict import Status, Verdict
 from palaestra.verifiers.base import Verifier, verdict
 from palaestra.verifiers.extract import ExtractionConfig, extract_answer
-
-from palaestra.verdict import Status, Verdict
 
 _PUNCT = re.compile("[" + re.escape(string.punctuation) + "\u2018\u2019\u201c\u201d\u3001\u3002]")
 

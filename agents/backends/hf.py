@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from palaestra.agents.batching import RowBatcher
 from palaestra.agents.policy import Completion, Request, SamplingParams, check_requests
-
 from palaestra.errors import require
 
 

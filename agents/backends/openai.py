@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
 from palaestra.agents.policy import Completion, PolicyError, Request, check_requests
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})

@@ -29,9 +29,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+
 from palaestra.agents.batching import RowBatcher
 from palaestra.agents.policy import Completion, PolicyError, Request, SamplingParams, check_requests
-
 from palaestra.errors import require
 
 

@@ -47,11 +47,12 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from rich.console import Console
+from rich.table import Table
+
 from palaestra.envs.code.judge import ajudge, build_request
 from palaestra.envs.code.problem import CodeProblem
 from palaestra.envs.code.problems import load_problems
-from rich.console import Console
-from rich.table import Table
 
 ROWS = ("fast", "local", "docker-warm", "docker-fresh", "verifier", "anchor")
 """Row keys for ``--rows``, in the order of the rows described above."""

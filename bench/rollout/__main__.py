@@ -38,6 +38,9 @@ import sys
 import threading
 import time
 
+from rich.console import Console
+from rich.table import Table
+
 from palaestra.agents import (
     ChatFormatter,
     HFPolicy,
@@ -49,8 +52,6 @@ from palaestra.agents import (
     tiny_tokenizer,
 )
 from palaestra.agents.policy import SamplingParams
-from rich.console import Console
-from rich.table import Table
 
 TASKS = (
     ("single-turn", "single-turn (Arithmetic-v0)", "Arithmetic-v0"),

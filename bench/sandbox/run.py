@@ -121,9 +121,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
 
-    from palaestra.sandbox.local import LocalBackend
-
     from palaestra.errors import PalaestraError
+    from palaestra.sandbox.local import LocalBackend
 
     request = RunRequest(argv=HELLO)
     python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or "python3"

@@ -134,9 +134,8 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def run_ours(items, timeout_s: float):
-    from palaestra.verifiers.pool import default_pool
-
     from palaestra import verifiers
+    from palaestra.verifiers.pool import default_pool
 
     # Start the workers before timing, as a training job's first step would have.
     verifiers.verify_batch("math", [("\\boxed{\\sqrt{4}}", "2")] * 4, timeout_s=timeout_s)

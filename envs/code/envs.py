@@ -68,6 +68,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+
+from palaestra.core import INVALID_ACTION_PENALTY, Env, Message, Step, user
 from palaestra.envs.code.generators import (
     ExpressionGenerator,
     Generator,
@@ -76,8 +78,6 @@ from palaestra.envs.code.generators import (
 )
 from palaestra.envs.code.judge import Judgement, ajudge, ajudge_apart, judge, judge_apart
 from palaestra.envs.code.problem import CodeProblem
-
-from palaestra.core import INVALID_ACTION_PENALTY, Env, Message, Step, user
 
 CORRECT_REWARD = 1.0
 ANSWER_FORMAT = (

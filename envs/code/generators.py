@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
+
 from palaestra.envs.code.problem import CodeProblem, OutputCheck, Test
 
 LEVELS = (1, 10)

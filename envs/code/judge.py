@@ -54,7 +54,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from palaestra.envs.code.problem import CodeProblem, Test
-
 from palaestra.verdict import Status, Verdict
 
 VERIFIER_NAME = "code"

@@ -58,9 +58,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from palaestra.envs.tasks.base import Problem, Task, TaskEnv
-
 from palaestra.core import Env, Info, Message, Observation, Step, Wrapper, user
+from palaestra.envs.tasks.base import Problem, Task, TaskEnv
 
 DEFAULT_FAMILIES = (
     "KnightsKnaves-v0",

@@ -38,9 +38,8 @@ import json
 import operator
 from typing import Any
 
-from palaestra.envs.tasks.arithmetic.arithmetic import ANSWER_FORMAT, extract_integer
-
 from palaestra.core import INVALID_ACTION_PENALTY, Message, Step, user
+from palaestra.envs.tasks.arithmetic.arithmetic import ANSWER_FORMAT, extract_integer
 from palaestra.parsers import ParsedAction
 from palaestra.tools import Tool, ToolEnv, tool
 from palaestra.verdict import Status, Verdict

@@ -80,9 +80,8 @@ class ToolTimeSpent(RuntimeError):
 
 
 def _resolve_task(env_id: str, level: int):
-    from palaestra.envs.tasks.base import TaskEnv
-
     import palaestra
+    from palaestra.envs.tasks.base import TaskEnv
     from palaestra.registration import load_entry_point
 
     factory = load_entry_point(palaestra.spec(env_id).entry_point)

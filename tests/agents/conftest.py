@@ -41,6 +41,7 @@ def tiny_cache(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tokenizer(tiny_cache):
     from filelock import FileLock
+
     from palaestra.agents.tiny import tiny_tokenizer
 
     with FileLock(str(tiny_cache / "build.lock")):
@@ -51,6 +52,7 @@ def tokenizer(tiny_cache):
 def model(tokenizer, tiny_cache):
     import torch
     from filelock import FileLock
+
     from palaestra.agents.tiny import tiny_model
 
     # The tiny model gains nothing from intra-op threads, and on a CPU shared with other

@@ -20,7 +20,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from palaestra.agents.policy import Request, SamplingParams
-
 from palaestra.parsers import get_parser
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from palaestra.agents.chat import ChatFormatter, TemplateError, _LRUCache
 from palaestra.agents.policy import Completion
 from palaestra.agents.tiny import TINY_CHAT_TEMPLATE
 from palaestra.agents.tool_calls import action_message, text_to_action
-
 from palaestra.parsers import parse_action
 
 TOOLS = [{"type": "function", "function": {"name": "calculator", "parameters": {"type": "object"}}}]

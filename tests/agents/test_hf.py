@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+
 from palaestra.agents.backends.hf import HFPolicy, token_logprobs
 from palaestra.agents.policy import Completion, Request, SamplingParams
 from palaestra.agents.rollout import RolloutEngine, Task

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+
 from palaestra.agents.backends.hf import token_logprobs
 from palaestra.agents.backends.openai import OpenAIPolicy
 from palaestra.agents.policy import Completion, PolicyError, Request, SamplingParams, TurnContext

@@ -6,6 +6,7 @@ import asyncio
 import math
 
 import pytest
+
 from palaestra.agents.policy import Completion, Policy, Request, SamplingParams, check_requests
 from palaestra.agents.scripted import OraclePolicy, RandomPolicy
 

@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests_support.envs import BrokenCrashEnv, BrokenHangEnv, InfraFailureEnv
+
+import palaestra
 from palaestra.agents.policy import Completion, PolicyError, SamplingParams
 from palaestra.agents.rollout import (
     Episode,
@@ -24,9 +27,6 @@ from palaestra.agents.rollout import (
 )
 from palaestra.agents.scripted import LatencyPolicy, OraclePolicy, RandomPolicy, ReplayPolicy
 from palaestra.agents.tool_calls import action_message
-from tests_support.envs import BrokenCrashEnv, BrokenHangEnv, InfraFailureEnv
-
-import palaestra
 from palaestra.core import Env, Step, user
 from palaestra.errors import InfrastructureError
 from palaestra.parsers import parse_action

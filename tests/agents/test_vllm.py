@@ -13,11 +13,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
 from palaestra.agents.backends.hf import token_logprobs
 from palaestra.agents.backends.vllm import AsyncVLLMPolicy, VLLMPolicy, completion_from_vllm
 from palaestra.agents.policy import Request, SamplingParams
 from palaestra.agents.rollout import RolloutEngine, Task
-
 from palaestra.errors import MissingDependencyError
 
 

@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from palaestra.envs.tasks.base import Problem, TaskEnv
 
 import palaestra
 import palaestra.errors
 from palaestra import datasets as export
+from palaestra.envs.tasks.base import Problem, TaskEnv
 from palaestra.registration import load_entry_point
 from palaestra.verdict import Status
 

@@ -8,10 +8,10 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils import env_checker, seeding
-from palaestra.envs.games import mastermind
-from palaestra.envs.games._common import sample
 
 import palaestra
+from palaestra.envs.games import mastermind
+from palaestra.envs.games._common import sample
 
 
 def bare(env_id: str, **kwargs):

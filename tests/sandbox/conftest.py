@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-from palaestra.sandbox import RunRequest
 from tests_support.docker import require_docker_engine
+
+from palaestra.sandbox import RunRequest
 
 BACKENDS = [
     "local",

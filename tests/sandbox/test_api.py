@@ -8,12 +8,12 @@ import sys
 import tarfile
 
 import pytest
+
+from palaestra.errors import InfrastructureError
 from palaestra.sandbox import Limits, RunRequest, RunResult, get_backend
 from palaestra.sandbox._guest import FrameDecoder, ProtocolError, encode_frame, unified_diff
 from palaestra.sandbox._host import Collector, SlotPool, build_result, pack_files, unpack_files
 from palaestra.sandbox.images import apt_mirror, base_tag
-
-from palaestra.errors import InfrastructureError
 
 
 @pytest.mark.parametrize(

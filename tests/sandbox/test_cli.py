@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from palaestra.sandbox import cli
 from typer.testing import CliRunner
 
 from palaestra.errors import InfrastructureError
+from palaestra.sandbox import cli
 
 runner = CliRunner()
 

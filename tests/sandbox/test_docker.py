@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+
 from palaestra.sandbox import Limits, RunRequest
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(600)]

@@ -14,6 +14,7 @@ import shutil
 import signal
 
 import pytest
+
 from palaestra.sandbox import Limits, RunRequest
 
 pytestmark = pytest.mark.timeout(240)

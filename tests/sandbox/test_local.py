@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+
 from palaestra.sandbox import Limits, RunRequest
 from palaestra.sandbox.local import LocalBackend
 

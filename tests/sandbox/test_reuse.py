@@ -14,6 +14,7 @@ import asyncio
 import time
 
 import pytest
+
 from palaestra.sandbox import Limits, RunRequest
 from palaestra.sandbox.local import MAX_RUNS_PER_SANDBOX, LocalBackend
 

@@ -7,10 +7,10 @@ import threading
 import time
 
 import pytest
-from palaestra.sandbox import Limits
-from palaestra.sandbox._host import HOST_GRACE_S, REAPER
 
 from palaestra.errors import InfrastructureError
+from palaestra.sandbox import Limits
+from palaestra.sandbox._host import HOST_GRACE_S, REAPER
 
 pytestmark = pytest.mark.timeout(180)
 

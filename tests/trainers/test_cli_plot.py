@@ -10,6 +10,7 @@ import sys
 import zlib
 
 import pytest
+
 from palaestra.trainers.config import TrainConfig, field_help
 from palaestra.trainers.plot import render_lines, run_series, write_png
 

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+
 from palaestra.agents import ChatFormatter, Episode, OraclePolicy, RolloutEngine, Task
 from palaestra.trainers import losses
 from palaestra.trainers.batch import forward, shared_prefix, to_batch, token_array

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+
 from palaestra.trainers.losses import (
     aggregate,
     clipped_surrogate,

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from palaestra.errors import MissingDependencyError
 from palaestra.trainers.cli import config_from_options
 from palaestra.trainers.config import TrainConfig
 from palaestra.trainers.run import RunLog, check_output, check_run, start_run
-
-from palaestra.errors import MissingDependencyError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,11 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
+
+from palaestra import verifiers
 from palaestra.verifiers.code import sandbox_available
 from palaestra.verifiers.hybrid import HybridConfig
 from palaestra.verifiers.judge import JudgeConfig
-
-from palaestra import verifiers
 
 GENEROUS_LIMIT_S = 60.0
 

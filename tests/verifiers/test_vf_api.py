@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 import pytest
-from palaestra.verifiers import Status, UnknownVerifierError, Verdict, Verifier, VerifierConfig
 
 from palaestra import verifiers
 from palaestra.errors import UnknownArgumentError
 from palaestra.verdict import Status as CoreStatus
 from palaestra.verdict import Verdict as CoreVerdict
+from palaestra.verifiers import Status, UnknownVerifierError, Verdict, Verifier, VerifierConfig
 
 
 def test_verdict_and_status_are_the_core_types():

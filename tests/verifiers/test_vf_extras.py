@@ -5,10 +5,10 @@ import subprocess
 import sys
 
 import pytest
-from palaestra.verifiers.constraints import check_assignment
-from palaestra.verifiers.math import sympy_check
 
 from palaestra import verifiers
+from palaestra.verifiers.constraints import check_assignment
+from palaestra.verifiers.math import sympy_check
 
 SMT = "(declare-const x Int) (assert (> x 2))"
 

@@ -3,9 +3,9 @@
 import asyncio
 
 import pytest
-from palaestra.verifiers.judge import PRESETS, JudgeConfig, parse_reply, screen_answer
 
 from palaestra import verifiers
+from palaestra.verifiers.judge import PRESETS, JudgeConfig, parse_reply, screen_answer
 
 QUESTION = "What is the capital of France?"
 COMPLETION = (

@@ -7,10 +7,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from palaestra.verifiers import fastmath
-from palaestra.verifiers.extract import ExtractionConfig, extract_answer
 
 from palaestra import verifiers
+from palaestra.verifiers import fastmath
+from palaestra.verifiers.extract import ExtractionConfig, extract_answer
 
 ROOT = Path(__file__).parents[2]
 

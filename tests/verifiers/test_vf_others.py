@@ -1,12 +1,12 @@
 """numeric, choice, exact_match, f1, format, json, z3, lean, composite and code."""
 
 import pytest
+
+from palaestra import verifiers
 from palaestra.verifiers.code import read_channel, sandbox_available
 from palaestra.verifiers.composite import CompositeConfig, Part
 from palaestra.verifiers.format import FormatConfig
 from palaestra.verifiers.lean import audit_output, audit_source, strip_comments
-
-from palaestra import verifiers
 
 CHOICES = ["London", "Paris", "Rome", "Oslo"]
 

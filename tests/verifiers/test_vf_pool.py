@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from palaestra.verifiers.pool import WorkerPool
 
 from palaestra import verifiers
+from palaestra.verifiers.pool import WorkerPool
 
 VERIFIERS = Path(__file__).parents[2] / "verifiers"
 

@@ -39,9 +39,9 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import decimal_text, number_text, parse_number, same_number
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 MAX_NUMERATOR = 10**9

@@ -32,8 +32,8 @@ import dataclasses
 import string
 
 import numpy as np
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.verdict import Verdict
 
 DIGITS = string.digits + string.ascii_lowercase

@@ -40,9 +40,9 @@ import datetime
 import re
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import parse_int, same_number
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 KINDS = ("add_time", "add_days", "days_between", "weekday", "add_datetime")

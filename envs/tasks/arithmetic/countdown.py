@@ -43,8 +43,8 @@ from fractions import Fraction
 from typing import ClassVar
 
 import numpy as np
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.verdict import Verdict
 
 LARGE = (25, 50, 75, 100)

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+
 from palaestra.envs.tasks.arithmetic.countdown import (
     OPERATIONS_RULE,
     ExpressionError,
@@ -55,7 +56,6 @@ from palaestra.envs.tasks.arithmetic.countdown import (
     search,
 )
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 TARGET = 24

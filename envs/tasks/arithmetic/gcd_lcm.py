@@ -33,9 +33,9 @@ import dataclasses
 import math
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import parse_int, same_number
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 SMALL_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)

@@ -37,9 +37,9 @@ import re
 from fractions import Fraction
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import decimal_text, number_text, parse_number, same_number
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 VARIABLES = ("x", "y", "z", "w")

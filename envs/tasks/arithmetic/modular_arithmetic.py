@@ -35,9 +35,9 @@ import dataclasses
 import math
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import parse_int, same_number
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 KINDS = ("power", "inverse", "congruence", "crt")

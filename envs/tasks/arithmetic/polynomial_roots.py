@@ -36,6 +36,7 @@ import dataclasses
 from fractions import Fraction
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import (
     decimal_text,
     number_text,
@@ -45,7 +46,6 @@ from palaestra.envs.tasks.answers import (
 )
 from palaestra.envs.tasks.arithmetic.polynomial_expansion import multiply, poly_text
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 

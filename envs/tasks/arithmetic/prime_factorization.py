@@ -38,8 +38,8 @@ import re
 from collections import Counter
 
 import numpy as np
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.verdict import Verdict
 
 MAX_FACTORS = 64

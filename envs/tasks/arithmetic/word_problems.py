@@ -38,9 +38,9 @@ import re
 from fractions import Fraction
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import parse_int, same_number
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 NAMES = (

@@ -48,6 +48,7 @@ import re
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import (
     MAX_ANSWER_CHARS,
     clean,
@@ -57,7 +58,6 @@ from palaestra.envs.tasks._logic import (
     parse_names,
 )
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 VARIANTS = ("graph", "grid", "both")

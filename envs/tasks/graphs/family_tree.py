@@ -48,9 +48,9 @@ import re
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS, first_names
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 TERMS = {

@@ -37,9 +37,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import letter_labels, name_index, parse_assignment
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

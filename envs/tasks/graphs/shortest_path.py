@@ -39,9 +39,9 @@ import heapq
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import letter_labels, name_index, parse_names
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

@@ -43,6 +43,7 @@ import re
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import (
     MAX_ANSWER_CHARS,
     clean,
@@ -51,7 +52,6 @@ from palaestra.envs.tasks._logic import (
     parse_names,
 )
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

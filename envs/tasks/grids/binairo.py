@@ -37,6 +37,7 @@ import dataclasses
 import functools
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import (
     OFF,
@@ -48,7 +49,6 @@ from palaestra.envs.tasks.grids._grids import (
     parse_symbol_grid,
     z3_count,
 )
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

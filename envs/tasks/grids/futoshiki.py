@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
@@ -49,7 +50,6 @@ from palaestra.envs.tasks.grids._grids import (
     z3_count,
     z3_latin,
 )
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

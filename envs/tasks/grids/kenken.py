@@ -45,6 +45,7 @@ import math
 import string
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
@@ -58,7 +59,6 @@ from palaestra.envs.tasks.grids._grids import (
     z3_count,
     z3_latin,
 )
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

@@ -39,6 +39,7 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import (
     answer_grid,
@@ -47,7 +48,6 @@ from palaestra.envs.tasks.grids._grids import (
     parse_number_grid,
     z3_count,
 )
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

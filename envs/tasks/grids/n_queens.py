@@ -36,9 +36,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import exact_cover_count, parse_symbol_grid
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

@@ -37,6 +37,7 @@ import dataclasses
 import functools
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import (
     OFF,
@@ -46,7 +47,6 @@ from palaestra.envs.tasks.grids._grids import (
     Patterns,
     parse_symbol_grid,
 )
-
 from palaestra.verdict import Verdict
 
 SIDES = {1: 5, 2: 6, 3: 7, 4: 8, 5: 9, 6: 10, 7: 11, 8: 12, 9: 13, 10: 15}

@@ -43,6 +43,7 @@ import functools
 import itertools
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
@@ -55,7 +56,6 @@ from palaestra.envs.tasks.grids._grids import (
     parse_number_grid,
     random_latin_square,
 )
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

@@ -43,9 +43,9 @@ import string
 from collections import deque
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import parse_symbol_grid, z3_count
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

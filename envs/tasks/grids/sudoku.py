@@ -41,6 +41,7 @@ import functools
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.grids._grids import (
     DomainSearch,
@@ -51,7 +52,6 @@ from palaestra.envs.tasks.grids._grids import (
     peers_of,
     units_of,
 )
-
 from palaestra.verdict import Verdict
 
 BOXES = {4: (2, 2), 6: (2, 3), 8: (2, 4), 9: (3, 3)}

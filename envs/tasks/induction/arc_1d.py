@@ -54,9 +54,9 @@ import re
 from typing import Any, ClassVar
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 Row = tuple[int, ...]

@@ -56,9 +56,9 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import parse_int_list
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 MAX_LENGTH = 24

@@ -48,9 +48,9 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import parse_int_list
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 KINDS = (

@@ -42,9 +42,9 @@ import string
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import name_index, parse_assignment
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 VALUES = {"1": 1, "0": 0, "true": 1, "false": 0}

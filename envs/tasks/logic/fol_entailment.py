@@ -46,9 +46,9 @@ import functools
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import draw_names, parse_label, z3_module
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 LABELS = {"true": "True", "false": "False", "unknown": "Unknown"}

@@ -40,9 +40,9 @@ import itertools
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import draw_names, name_index, parse_assignment, z3_count
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 ROLES = {"knight": True, "knave": False}

@@ -39,9 +39,9 @@ import string
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import name_index, parse_assignment, z3_count
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 VALUES = {"1": True, "0": False, "true": True, "false": False, "t": True, "f": False}

@@ -46,9 +46,9 @@ import re
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks._logic import MAX_ANSWER_CHARS, split_items, z3_count
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 CATEGORIES: dict[str, tuple[str, tuple[str, ...]]] = {

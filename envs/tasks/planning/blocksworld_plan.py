@@ -43,10 +43,10 @@ import re
 from collections import deque
 
 import numpy as np
+
 from palaestra.envs.games.blocksworld import BLOCKS, TABLE, BlocksworldEnv, stacks
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.planning._plans import game_env, oracle_moves, plan_tokens, run_plan
-
 from palaestra.verdict import Verdict
 
 OPTIMAL_UP_TO = 6

@@ -45,10 +45,10 @@ import re
 from collections import deque
 
 import numpy as np
+
 from palaestra.envs.games.tower_of_hanoi import TowerOfHanoiEnv, moves_needed, next_move
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.planning._plans import game_env, plan_tokens, run_plan
-
 from palaestra.verdict import Verdict
 
 PEGS = "ABC"

@@ -40,10 +40,10 @@ import re
 from collections import deque
 
 import numpy as np
+
 from palaestra.envs.games.maze import LOOPS, SIZES, MazeEnv
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.planning._plans import MAX_PLAN_CHARS, game_env, plan_tokens, run_plan
-
 from palaestra.verdict import Verdict
 
 STEPS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}

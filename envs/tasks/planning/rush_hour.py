@@ -53,9 +53,9 @@ import re
 from collections.abc import Iterator
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.planning._plans import plan_tokens, run_plan
-
 from palaestra.verdict import Verdict
 
 SIZE = 6

@@ -47,10 +47,10 @@ import heapq
 import re
 
 import numpy as np
+
 from palaestra.envs.games.sliding_puzzle import SlidingPuzzleEnv
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.planning._plans import game_env, plan_tokens, run_plan
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

@@ -44,9 +44,9 @@ import re
 from collections import deque
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.planning._plans import plan_tokens, run_plan
-
 from palaestra.verdict import Verdict
 
 LEVELS = {

@@ -12,9 +12,9 @@ import re
 import string
 
 import numpy as np
+
 from palaestra.envs.tasks._words import sentence
 from palaestra.envs.tasks.base import Problem, Task
-
 from palaestra.verdict import Verdict
 
 ALPHABET = string.ascii_uppercase

@@ -47,6 +47,7 @@ from collections import Counter
 from typing import ClassVar
 
 import numpy as np
+
 from palaestra.envs.tasks._words import (
     DICTIONARY_RULE,
     common_words,
@@ -55,7 +56,6 @@ from palaestra.envs.tasks._words import (
     words_of_length,
 )
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import parse_yes_no
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 PAIRS = ("()", "[]", "{}", "<>")

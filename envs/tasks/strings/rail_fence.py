@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, TaskEnv
 from palaestra.envs.tasks.strings._cipher import CipherTask, letters, plaintext
 

@@ -36,9 +36,9 @@ import re
 from typing import Any
 
 import numpy as np
+
 from palaestra.envs.tasks.answers import parse_yes_no
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 FEATURES = ("alt", "star", "class", "plus", "opt", "count", "dot", "negclass")

@@ -33,8 +33,8 @@ import dataclasses
 import re
 
 import numpy as np
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.verdict import Verdict
 
 MAX_LENGTH = 60

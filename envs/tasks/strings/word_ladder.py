@@ -52,6 +52,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
+
 from palaestra.envs.tasks._words import (
     DICTIONARY_RULE,
     common_words,
@@ -59,7 +60,6 @@ from palaestra.envs.tasks._words import (
     words_of_length,
 )
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 MAX_LADDER = 64

@@ -34,9 +34,9 @@ import dataclasses
 import functools
 
 import numpy as np
+
 from palaestra.envs.tasks._words import words
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
-
 from palaestra.verdict import Verdict
 
 TAPE = 30_000

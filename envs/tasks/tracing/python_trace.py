@@ -49,8 +49,8 @@ import re
 from typing import Any
 
 import numpy as np
-from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 
+from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.verdict import Verdict
 
 FEATURES = ("update", "for", "if", "list", "while", "string")

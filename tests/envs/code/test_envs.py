@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from palaestra.envs.code import problems
-from palaestra.sandbox import RunResult
 
 import palaestra
+from palaestra.envs.code import problems
+from palaestra.sandbox import RunResult
 
 VALID_BRACKETS = "strings/valid_brackets"
 WRONG_COUNTS = problems.get_problem(VALID_BRACKETS).wrong[0]

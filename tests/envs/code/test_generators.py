@@ -7,6 +7,7 @@ import asyncio
 
 import numpy as np
 import pytest
+
 from palaestra.envs.code.generators import (
     GENERATORS,
     ExpressionGenerator,

@@ -12,11 +12,11 @@ import inspect
 import json
 
 import pytest
+
+import palaestra
 from palaestra.envs.code import problems
 from palaestra.envs.code.judge import judge
 from palaestra.envs.code.problem import CodeProblem
-
-import palaestra
 from palaestra.verdict import Status
 
 SQUARE = CodeProblem(

@@ -8,6 +8,7 @@ import dataclasses
 import json
 
 import pytest
+
 from palaestra.envs.code.judge import (
     Judgement,
     TestResult,
@@ -18,7 +19,6 @@ from palaestra.envs.code.judge import (
 )
 from palaestra.envs.code.problem import CodeProblem, OutputCheck
 from palaestra.sandbox import RunResult
-
 from palaestra.verdict import Status
 
 ADD = CodeProblem(

@@ -9,6 +9,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+
+import palaestra
 from palaestra.envs.code.judge import judge_many
 from palaestra.envs.code.loaders import (
     convert_row,
@@ -17,8 +19,6 @@ from palaestra.envs.code.loaders import (
     from_rows,
     load_jsonl,
 )
-
-import palaestra
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # The APPS fixture holds one row without tests on purpose (see test_rows_without_tests_...).

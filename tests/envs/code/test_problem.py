@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from palaestra.envs.code.problem import CodeProblem, OutputCheck, Test
 
 LINES = OutputCheck("lines")

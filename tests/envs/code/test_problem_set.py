@@ -9,6 +9,7 @@ import dataclasses
 from collections import Counter
 
 import pytest
+
 from palaestra.envs.code import problems
 from palaestra.envs.code.judge import ajudge, judge
 

@@ -7,6 +7,9 @@ from collections import deque
 
 import numpy as np
 import pytest
+
+import palaestra
+from palaestra.core import InvalidAction
 from palaestra.envs.games import (
     battleship,
     blocksworld,
@@ -26,9 +29,6 @@ from palaestra.envs.games import (
     wordle,
 )
 from palaestra.envs.games._common import Potential, parse_cell, parse_move
-
-import palaestra
-from palaestra.core import InvalidAction
 
 
 def bare(env_id, **kwargs):

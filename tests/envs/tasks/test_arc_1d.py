@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.induction.arc_1d import (
     KINDS,
@@ -15,7 +16,6 @@ from palaestra.envs.tasks.induction.arc_1d import (
     candidates,
     run,
 )
-
 from palaestra.verdict import Status
 
 AMBIGUITY_SAMPLE = 1000

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 from palaestra.envs.tasks.base import Certificate, Problem, Task
-
 from palaestra.verdict import Status
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.strings._cipher import plaintext
 from palaestra.envs.tasks.strings.affine_cipher import AffineCipherTask, affine

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from palaestra.envs.tasks.arithmetic.countdown import (
     CountdownTask,
     CountdownV0Task,

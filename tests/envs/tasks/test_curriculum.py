@@ -5,14 +5,14 @@ from __future__ import annotations
 import collections
 
 import pytest
+
+import palaestra
 from palaestra.envs.tasks.curriculum import (
     AdaptiveLevel,
     LevelController,
     LevelSchedule,
     TaskMixEnv,
 )
-
-import palaestra
 
 WRONG = "<answer>definitely not it</answer>"
 

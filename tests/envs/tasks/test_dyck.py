@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.strings.dyck import DyckTask, reduce_pairs, stack_scan
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.graphs.family_tree import FamilyTreeTask, relation
 

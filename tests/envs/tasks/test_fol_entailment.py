@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.logic.fol_entailment import FolEntailmentTask, World, truth, worlds
 

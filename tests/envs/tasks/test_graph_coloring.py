@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.graphs.graph_coloring import GraphColoringTask, colourings
-
 from palaestra.verdict import Status
 
 # A 4-cycle A-B-C-D-A: two colours suffice, in two ways (up to renaming).

@@ -12,6 +12,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+
+import palaestra
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.grids.binairo import BinairoTask
 from palaestra.envs.tasks.grids.futoshiki import FutoshikiTask
@@ -30,8 +32,6 @@ from palaestra.envs.tasks.planning.maze_path import MazePathTask
 from palaestra.envs.tasks.planning.rush_hour import RushHourTask
 from palaestra.envs.tasks.planning.sliding_puzzle_plan import SlidingPuzzlePlanTask
 from palaestra.envs.tasks.planning.sokoban_plan import SokobanPlanTask
-
-import palaestra
 from palaestra.verdict import Status
 
 TASKS = [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.graphs.hamiltonian_path import HamiltonianPathTask, hamiltonian_paths
-
 from palaestra.verdict import Status
 
 DATA = {"nodes": ["A", "B", "C", "D"], "edges": [["A", "B"], ["B", "C"], ["C", "D"], ["A", "C"]]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.induction.list_functions import (
     PRIMITIVES,

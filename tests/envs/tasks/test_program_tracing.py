@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.tracing.brainfuck import BrainfuckTask, StepLimit, run, run_scanning
 from palaestra.envs.tasks.tracing.python_trace import PythonTraceTask

@@ -17,9 +17,9 @@ import sys
 
 import numpy as np
 import pytest
-from palaestra.envs.tasks.base import TaskEnv
 
 import palaestra
+from palaestra.envs.tasks.base import TaskEnv
 from palaestra.registration import load_entry_point
 from palaestra.verdict import Status
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+
 from palaestra.envs.tasks.strings.regex_membership import FEATURES, _build, full_match, render
 
 

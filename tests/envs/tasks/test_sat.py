@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.logic.sat import SatTask
-
 from palaestra.verdict import Status
 
 

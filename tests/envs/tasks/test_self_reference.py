@@ -10,7 +10,6 @@ from palaestra.envs.tasks.logic.self_reference import (
     holds,
     render,
 )
-
 from palaestra.verdict import Status
 
 

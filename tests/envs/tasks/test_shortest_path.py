@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.graphs.shortest_path import ShortestPathTask
-
 from palaestra.verdict import Status
 
 # Two shortest routes from A to D (length 4), a longer one through E, no road B-C.

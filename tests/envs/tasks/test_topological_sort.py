@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from palaestra.envs.tasks.base import Problem
 from palaestra.envs.tasks.graphs.topological_sort import TopologicalSortTask, find_cycle
-
 from palaestra.verdict import Status
 
 ACYCLIC = {"nodes": ["A", "B", "C", "D"], "edges": [["A", "B"], ["A", "C"], ["C", "D"]]}

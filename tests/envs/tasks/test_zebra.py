@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from palaestra.envs.tasks.logic.zebra import ZebraTask, holds, solve_all
 
+from palaestra.envs.tasks.logic.zebra import ZebraTask, holds, solve_all
 from palaestra.verdict import Status
 
 

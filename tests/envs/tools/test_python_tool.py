@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from palaestra.envs.tools.python_tool import PythonToolEnv
-from palaestra.sandbox import RunResult
 
 import palaestra
+from palaestra.envs.tools.python_tool import PythonToolEnv
 from palaestra.errors import InfrastructureError
+from palaestra.sandbox import RunResult
 
 
 def call(name: str, **arguments) -> str:
