@@ -476,7 +476,7 @@ def main() -> None:
     console.print("All Palaestra games run offline (word lists ship with the package; no NLTK).")
     for anchor in sorted(missing):
         console.print(
-            f"{anchor} is not installed here, so its columns are empty and its ratios '-' "
+            f"{anchor} is not installed here: its columns say so and its ratios are '-' "
             """(pip install -e ".[bench]").""",
             markup=False,
         )
