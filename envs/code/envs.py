@@ -2,9 +2,9 @@
 
 Two envs share the problem sources and the judge (`palaestra.envs.code.judge`):
 
-* `CodeSynthesisEnv` (``CodeSynthesis-v0``): single turn. The prompt states the problem and
+* `CodeSynthesisEnv` (``CodeSynthesis-v1``): single turn. The prompt states the problem and
   its public tests; the answer is scored by the hidden tests.
-* `CodeFeedbackEnv` (``CodeFeedback-v0``): several turns. Each submission runs against
+* `CodeFeedbackEnv` (``CodeFeedback-v1``): several turns. Each submission runs against
   every test (public and hidden tests in separate sandboxes, so that what the model is told
   never comes from a run that saw a hidden input); the model is told which public tests
   failed and why, and may revise until the public tests pass or its attempts run out; the
@@ -22,7 +22,7 @@ The task:
 
 Observation:
     The problem statement, the function's signature or the I/O format, the public tests,
-    the time limit and the answer format; in ``CodeFeedback-v0``, then the results of each
+    the time limit and the answer format; in ``CodeFeedback``, then the results of each
     submission on the public tests.
 
 Action:
@@ -31,15 +31,17 @@ Action:
 
 Reward (``info["reward_parts"]``):
     ``outcome``: for ``reward="all_pass"``, `CORRECT_REWARD` when every hidden test passes,
-    else 0; for ``reward="fraction"``, the fraction of hidden tests passed.
-    ``progress`` (``CodeFeedback-v0`` with ``reward="improvement"``): each submission earns
-    the change in the fraction of hidden tests passed since the previous one, so the
-    episode's return is the last submission's fraction.
+    else 0; for ``reward="fraction"``, the fraction of hidden tests passed, counted only when
+    a passed test expects some output (tests that an empty output passes, such as a command
+    that prints nothing, earn nothing alone: a program that does nothing scores 0).
+    ``progress`` (``CodeFeedback`` with ``reward="improvement"``): each submission earns
+    the change in that fraction since the previous one, so the episode's return is the last
+    submission's fraction.
     ``invalid``: `INVALID_ACTION_PENALTY` for a turn without a code block
-    (``CodeFeedback-v0``; in ``CodeSynthesis-v0`` such an answer scores 0).
+    (``CodeFeedback``; in ``CodeSynthesis`` such an answer scores 0).
 
 Episode end:
-    ``CodeSynthesis-v0``: after one step. ``CodeFeedback-v0``: terminated when a submission
+    ``CodeSynthesis``: after one step. ``CodeFeedback``: terminated when a submission
     passes every public test or the attempts run out; truncated by the turn limit. A
     sandbox failure truncates the episode with ``info["status"] = "error"`` and
     ``info["mask"] = True``, never a zero reward.
@@ -52,14 +54,19 @@ Arguments:
     problems: A path to a JSON Lines file of problems instead of the shipped set.
     format: The file's format (``"auto"``, ``"palaestra"``, ``"apps"``, ``"taco"``,
         ``"code_contests"``, ``"livecodebench"``).
-    reward: ``"all_pass"`` or ``"fraction"`` (and ``"improvement"`` for ``CodeFeedback-v0``).
-    max_attempts: Submissions allowed (``CodeFeedback-v0``).
+    reward: ``"all_pass"`` or ``"fraction"`` (and ``"improvement"`` for ``CodeFeedback``).
+    max_attempts: Submissions allowed (``CodeFeedback``).
     sandbox_backend: The `palaestra.sandbox` backend (``"python"``: local namespaces with
         the warm-interpreter fast path; ``"local"``; ``"docker"``).
     time_scale: Multiplies every time limit (slow or loaded machines).
+    version: The env's version, set by its id: 1, or 0 for the ``-v0`` ids.
 
 Version history:
-    v0: first version.
+    v1 (``CodeSynthesis-v1``, ``CodeFeedback-v1``): the shipped problems' hidden tests include
+    their public examples and kill every first-order mutant of the reference that is not
+    equivalent to it (`palaestra.envs.code.mutation`); with ``reward="fraction"`` and
+    ``"improvement"``, passing only tests that an empty output passes earns 0.
+    v0: first version (version 0 of the problem set, every passed test counted).
 """
 
 from __future__ import annotations
@@ -86,6 +93,7 @@ ANSWER_FORMAT = (
 )
 REWARD_MODES = ("all_pass", "fraction")
 BACKENDS = ("python", "local", "docker")
+VERSIONS = (0, 1)
 MAX_SHOWN_INPUT_CHARS = 600
 
 
@@ -107,10 +115,13 @@ class ProblemSource:
 class ShippedSource(ProblemSource):
     """The shipped problem set, filtered (tests are built only for the problems drawn)."""
 
-    def __init__(self, levels: Any = None, categories: Any = None, styles: Any = None):
+    def __init__(
+        self, levels: Any = None, categories: Any = None, styles: Any = None, version: int = 1
+    ):
         from palaestra.envs.code import problems
 
         self._problems = problems
+        self.version = version
         self.ids = problems.select(categories=categories, levels=levels, styles=styles)
         if not self.ids:
             raise ValueError(
@@ -120,11 +131,11 @@ class ShippedSource(ProblemSource):
 
     def draw(self, rng: np.random.Generator) -> CodeProblem:
         """A uniformly drawn problem of the selection."""
-        return self._problems.get_problem(self.ids[int(rng.integers(len(self.ids)))])
+        return self.get(self.ids[int(rng.integers(len(self.ids)))])
 
     def get(self, problem_id: str) -> CodeProblem:
         """A shipped problem by id."""
-        return self._problems.get_problem(problem_id)
+        return self._problems.get_problem(problem_id, version=self.version)
 
 
 class ListSource(ProblemSource):
@@ -161,13 +172,14 @@ def make_source(
     style: Any = None,
     problems: str | None = None,
     format: str = "auto",
+    version: int = 1,
 ) -> ProblemSource:
     """The problem source an env's arguments describe (see the module docstring)."""
     if problems is None:
         if format != "auto":
             raise ValueError("format= only applies with problems= (a path to a JSON Lines file)")
         return ShippedSource(
-            _listed("level", level), _listed("category", category), _listed("style", style)
+            _listed("level", level), _listed("category", category), _listed("style", style), version
         )
     if not isinstance(problems, str):
         raise TypeError(
@@ -246,7 +258,10 @@ class _CodeEnv(Env):
         reward: str = "all_pass",
         sandbox_backend: str = "python",
         time_scale: float = 1.0,
+        version: int = 1,
     ):
+        if isinstance(version, bool) or version not in VERSIONS:
+            raise ValueError(f"version must be one of {list(VERSIONS)}, got {version!r}")
         if reward not in self.reward_modes:
             raise ValueError(f"reward must be one of {list(self.reward_modes)}, got {reward!r}")
         if sandbox_backend not in BACKENDS:
@@ -263,6 +278,9 @@ class _CodeEnv(Env):
         self.reward = reward
         self.sandbox_backend = sandbox_backend
         self.time_scale = float(time_scale)
+        self.version = version
+        # Version 0 counted every passed test, even one an empty output passes.
+        self.count_trivial = version == 0
         self.problem: CodeProblem | None = None
 
     def _pick(self, options: dict[str, Any]) -> CodeProblem:
@@ -317,7 +335,9 @@ class _SingleTurnCodeEnv(_CodeEnv):
     def _score(self, judgement: Judgement) -> Step:
         if judgement.status == "error":
             return self.infrastructure_error(judgement.reason)
-        verdict = judgement.verdict(partial=self.reward == "fraction", hidden=True)
+        verdict = judgement.verdict(
+            partial=self.reward == "fraction", hidden=True, count_trivial=self.count_trivial
+        )
         step = self.finish(verdict)
         step.info["tests"] = _summary(judgement)
         return step
@@ -342,12 +362,14 @@ class CodeSynthesisEnv(_SingleTurnCodeEnv):
         reward: str = "all_pass",
         sandbox_backend: str = "python",
         time_scale: float = 1.0,
+        version: int = 1,
     ):
         super().__init__(
-            source=make_source(level, category, style, problems, format),
+            source=make_source(level, category, style, problems, format, version),
             reward=reward,
             sandbox_backend=sandbox_backend,
             time_scale=time_scale,
+            version=version,
         )
 
 
@@ -425,14 +447,16 @@ class CodeFeedbackEnv(_CodeEnv):
         max_attempts: int = 4,
         sandbox_backend: str = "python",
         time_scale: float = 1.0,
+        version: int = 1,
     ):
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
             raise ValueError(f"max_attempts must be a positive integer, got {max_attempts!r}")
         super().__init__(
-            source=make_source(level, category, style, problems, format),
+            source=make_source(level, category, style, problems, format, version),
             reward=reward,
             sandbox_backend=sandbox_backend,
             time_scale=time_scale,
+            version=version,
         )
         self.max_attempts = max_attempts
         self.attempts = 0
@@ -454,7 +478,7 @@ class CodeFeedbackEnv(_CodeEnv):
         if judgement.status == "error":
             return self.infrastructure_error(judgement.reason)
         self.attempts += 1
-        fraction = judgement.fraction(hidden=True)
+        fraction = judgement.fraction(hidden=True, count_trivial=self.count_trivial)
         delta, self.fraction = fraction - self.fraction, fraction
         public_ok = (
             judgement.all_passed(hidden=False)
@@ -464,7 +488,9 @@ class CodeFeedbackEnv(_CodeEnv):
         left = self.max_attempts - self.attempts
         info = {"tests": _summary(judgement), "attempt": self.attempts}
         if public_ok or left == 0:
-            verdict = judgement.verdict(partial=self.reward != "all_pass", hidden=True)
+            verdict = judgement.verdict(
+                partial=self.reward != "all_pass", hidden=True, count_trivial=self.count_trivial
+            )
             why = (
                 "Every public test passed; the solution was submitted."
                 if public_ok

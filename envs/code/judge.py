@@ -81,6 +81,8 @@ class TestResult:
         label: The test's label (``"performance"``, ``"edge"``, ...).
         outcome: One of `OUTCOMES`.
         detail: What happened, for a person (the exception, what was returned).
+        trivial: An empty output passes this test too (the program printed nothing, or the
+            function returned None): passing it shows nothing on its own.
     """
 
     # Not a pytest test class, whatever test module imports it.
@@ -91,6 +93,7 @@ class TestResult:
     label: str
     outcome: str
     detail: str = ""
+    trivial: bool = False
 
     @property
     def passed(self) -> bool:
@@ -127,10 +130,23 @@ class Judgement:
         """Tests run (hidden ones by default; None: all)."""
         return len(self._subset(hidden))
 
-    def fraction(self, hidden: bool | None = True) -> float:
-        """Fraction passed (0 when nothing ran)."""
-        total = self.total(hidden)
-        return self.passed(hidden) / total if total and self.status == "ok" else 0.0
+    def fraction(self, hidden: bool | None = True, *, count_trivial: bool = False) -> float:
+        """Fraction passed: 0 when nothing ran, and 0 when every test passed is trivial.
+
+        A program that does nothing passes the tests whose expected output is empty (or
+        None); they count only beside a passed test that expects something, so doing nothing
+        earns nothing.
+
+        Args:
+            hidden: Which tests count (hidden ones by default; None: all).
+            count_trivial: Count trivial tests even alone (version 0 of the code envs did).
+        """
+        chosen = self._subset(hidden)
+        if not chosen or self.status != "ok":
+            return 0.0
+        if not (count_trivial or any(r.passed and not r.trivial for r in chosen)):
+            return 1.0 if self.all_passed(hidden) else 0.0
+        return self.passed(hidden) / len(chosen)
 
     def all_passed(self, hidden: bool | None = True) -> bool:
         """Whether the tests ran and every one passed."""
@@ -141,14 +157,20 @@ class Judgement:
         )
 
     def verdict(
-        self, *, partial: bool = False, hidden: bool | None = True, reference: Any = None
+        self,
+        *,
+        partial: bool = False,
+        hidden: bool | None = True,
+        reference: Any = None,
+        count_trivial: bool = False,
     ) -> Verdict:
         """The `Verdict`: score 1 when every test passed, else 0 (or the fraction if ``partial``).
 
         Args:
-            partial: Score the fraction of tests passed instead of all-or-nothing.
+            partial: Score the `fraction` of tests passed instead of all-or-nothing.
             hidden: Which tests count (hidden ones by default; None: all).
             reference: What to record as the verdict's reference.
+            count_trivial: As for `fraction`.
         """
         if self.status == "error":
             return Verdict.error(self.reason, verifier=VERIFIER_NAME)
@@ -179,7 +201,7 @@ class Judgement:
                 verifier=VERIFIER_NAME,
                 details=details,
             )
-        score = self.fraction(hidden) if partial else 0.0
+        score = self.fraction(hidden, count_trivial=count_trivial) if partial else 0.0
         failures = [r for r in chosen if not r.passed]
         status = (
             Status.TIMEOUT
@@ -326,7 +348,12 @@ def interpret(
     results = []
     for index, test in enumerate(tests):
         line = lines.get(index)
-        common = {"index": index, "hidden": hidden[index], "label": test.label}
+        common = {
+            "index": index,
+            "hidden": hidden[index],
+            "label": test.label,
+            "trivial": _trivial(problem, test),
+        }
         if line is None or line.get("missing"):
             results.append(
                 TestResult(
@@ -373,6 +400,13 @@ def interpret(
                 )
             )
     return Judgement(tuple(results))
+
+
+def _trivial(problem: CodeProblem, test: Test) -> bool:
+    """Whether a program that does nothing (no output, None returned) passes ``test``."""
+    if problem.style == "function":
+        return problem.check.same_value(None, test.output)
+    return problem.check.same_text("", test.output)
 
 
 def _precheck(code: Any) -> Judgement | None:

@@ -6,7 +6,7 @@
     problems = load_jsonl("code_contests.jsonl", format="code_contests", max_hidden=30)
     problems = from_rows(datasets.load_dataset(...)["test"], format="livecodebench")
 
-    env = palaestra.make("CodeSynthesis-v0", problems="apps_test.jsonl")
+    env = palaestra.make("CodeSynthesis-v1", problems="apps_test.jsonl")
 
 Formats (``format=``; ``"auto"`` tells them apart by their fields):
 

@@ -4,6 +4,7 @@
 
     problems = load_problems(categories=["strings"], levels=[1, 2], styles=["function"])
     problem = get_problem("dynamic_programming/edit_distance")
+    first = get_problem("dynamic_programming/edit_distance", version=0)
 
 Each problem lives in ``problems/<category>/<name>.py``; its id is ``"<category>/<name>"``.
 The module's docstring is its title, and it defines:
@@ -17,15 +18,28 @@ The module's docstring is its title, and it defines:
     PUBLIC        (input, expected) pairs shown in the prompt
     HIDDEN        (input, expected) pairs that decide the reward: typical cases and edge cases
     PERFORMANCE   (input, expected) pairs with large inputs (hidden, labelled "performance")
+    HIDDEN_V1     optional: hidden tests added in version 1 of the set
     TIME_LIMIT_S  optional: seconds per test (default `DEFAULT_TIME_LIMIT_S`)
     CHECK         optional: the output check, e.g. {"mode": "tokens", "float_tol": 1e-6}
+    EQUIVALENT_MUTANTS
+                  optional: {mutant id: why it computes the same function as REFERENCE}
+                  for the mutants of the reference that no test can kill
+                  (`palaestra.envs.code.mutation`)
 
 For function problems an input is a call expression evaluated in the sandbox after the
 candidate's code (large inputs are built there, e.g. ``f(list(range(10**5)))``); for stdio
 problems it is the text on standard input. A large stdin is given by a function that builds
 it (from `_inputs`), called only when the problem is loaded, so that listing the set stays
-cheap. The test suite checks, in the sandbox, that every reference passes every test and
-every wrong solution fails a hidden one.
+cheap. The test suite checks, in the sandbox, that every reference passes every test, that
+every wrong solution fails a hidden one, that the hidden tests include the public ones, and
+that they kill every first-order mutant of the reference not listed in EQUIVALENT_MUTANTS
+(``python -m bench.code.mutation`` runs that check and prints the mutation score).
+
+Versions of the set (``version=`` below; an env id's version picks one, see
+`palaestra.envs.code.envs`): 0, the first, whose hidden tests are HIDDEN and PERFORMANCE;
+1 (the default), whose hidden tests also include the public examples (the reward never goes
+to a program that fails an example it was shown) and HIDDEN_V1, the tests that kill the
+near-miss programs version 0 let through. Statements and references are the same in both.
 """
 
 from __future__ import annotations
@@ -50,16 +64,18 @@ CATEGORIES = (
 )
 LEVELS = (1, 2, 3)
 DEFAULT_TIME_LIMIT_S = 4.0
+VERSIONS = (0, 1)
+LATEST = 1
 
 _REQUIRED = {"LEVEL", "STYLE", "STATEMENT", "REFERENCE", "WRONG", "PUBLIC", "HIDDEN", "PERFORMANCE"}
-_OPTIONAL = {"ENTRY", "TIME_LIMIT_S", "CHECK"}
+_OPTIONAL = {"ENTRY", "TIME_LIMIT_S", "CHECK", "HIDDEN_V1", "EQUIVALENT_MUTANTS"}
 
 
 def _code(text: str) -> str:
     return text.strip("\n") + "\n"
 
 
-def _from_module(category: str, name: str, module: ModuleType) -> CodeProblem:
+def _from_module(category: str, name: str, module: ModuleType, version: int) -> CodeProblem:
     problem_id = f"{category}/{name}"
     names = {n for n in vars(module) if n.isupper()}
     missing, unknown = sorted(_REQUIRED - names), sorted(names - _REQUIRED - _OPTIONAL)
@@ -70,7 +86,10 @@ def _from_module(category: str, name: str, module: ModuleType) -> CodeProblem:
         )
     title = (module.__doc__ or name).strip().splitlines()[0].rstrip(".")
     performance = [Test(i() if callable(i) else i, o, "performance") for i, o in module.PERFORMANCE]
-    hidden = [Test(i, o) for i, o in module.HIDDEN] + performance
+    hidden = [Test(i, o) for i, o in module.HIDDEN]
+    if version >= 1:
+        shown = [Test(i, o) for i, o in module.PUBLIC if (i, o) not in module.HIDDEN]
+        hidden = shown + hidden + [Test(i, o) for i, o in getattr(module, "HIDDEN_V1", ())]
     return CodeProblem(
         id=problem_id,
         title=title,
@@ -78,7 +97,7 @@ def _from_module(category: str, name: str, module: ModuleType) -> CodeProblem:
         style=module.STYLE,
         entry=getattr(module, "ENTRY", None),
         public=[Test(i, o) for i, o in module.PUBLIC],
-        hidden=hidden,
+        hidden=hidden + performance,
         reference=_code(module.REFERENCE),
         wrong=tuple(_code(w) for w in module.WRONG),
         time_limit_s=getattr(module, "TIME_LIMIT_S", DEFAULT_TIME_LIMIT_S),
@@ -129,9 +148,15 @@ def index() -> tuple[Entry, ...]:
 
 
 @functools.cache
-def _build(problem_id: str) -> CodeProblem:
+def _build(problem_id: str, version: int) -> CodeProblem:
     category, name = problem_id.split("/")
-    return _from_module(category, name, _modules()[problem_id])
+    return _from_module(category, name, _modules()[problem_id], version)
+
+
+def _check_version(version: int) -> int:
+    if isinstance(version, bool) or version not in VERSIONS:
+        raise ValueError(f"version must be one of {list(VERSIONS)}, got {version!r}")
+    return version
 
 
 def _check_choice(name: str, given: Iterable | None, allowed: tuple) -> set | None:
@@ -177,20 +202,43 @@ def load_problems(
     categories: Iterable[str] | str | None = None,
     levels: Iterable[int] | int | None = None,
     styles: Iterable[str] | str | None = None,
+    version: int = LATEST,
 ) -> list[CodeProblem]:
-    """The shipped problems that match (see `select`), built with all their tests."""
-    return [_build(problem_id) for problem_id in select(categories, levels, styles)]
+    """The shipped problems that match (see `select`), built with the tests of ``version``."""
+    _check_version(version)
+    return [_build(problem_id, version) for problem_id in select(categories, levels, styles)]
 
 
-def get_problem(problem_id: str) -> CodeProblem:
-    """One shipped problem by id (``"<category>/<name>"``), built with all its tests.
+def get_problem(problem_id: str, version: int = LATEST) -> CodeProblem:
+    """One shipped problem by id (``"<category>/<name>"``), built with the tests of ``version``.
 
     Raises:
         KeyError: No such problem (with the closest ids).
+        ValueError: An unknown version (see `VERSIONS`).
     """
+    _check_version(version)
     if problem_id not in _modules():
         close = difflib.get_close_matches(problem_id, list(_modules()), n=3)
         raise KeyError(
             f"no shipped problem {problem_id!r}" + (f"; did you mean {close}?" if close else "")
         )
-    return _build(problem_id)
+    return _build(problem_id, version)
+
+
+def equivalent_mutants(problem_id: str) -> dict[str, str]:
+    """The mutants of a shipped problem's reference listed as equivalent: {mutant id: reason}.
+
+    Raises:
+        KeyError: No such problem.
+        TypeError: The problem's ``EQUIVALENT_MUTANTS`` is not a dict of non-empty strings.
+    """
+    get_problem(problem_id)
+    listed = getattr(_modules()[problem_id], "EQUIVALENT_MUTANTS", {})
+    if not isinstance(listed, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in listed.items()
+    ):
+        raise TypeError(
+            f"problem {problem_id}: EQUIVALENT_MUTANTS must map mutant ids to one-line reasons "
+            "(non-empty strings)"
+        )
+    return dict(listed)

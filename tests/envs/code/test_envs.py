@@ -20,7 +20,7 @@ def fenced(code: str) -> str:
 
 
 def test_the_prompt_shows_the_task_the_interface_and_the_public_tests_only():
-    env = palaestra.make("CodeSynthesis-v0")
+    env = palaestra.make("CodeSynthesis-v1")
     observation, info = env.reset(seed=0, options={"problem_id": VALID_BRACKETS})
     prompt = observation[0]["content"]
     problem = problems.get_problem(VALID_BRACKETS)
@@ -28,31 +28,34 @@ def test_the_prompt_shows_the_task_the_interface_and_the_public_tests_only():
     assert problem.statement in prompt and "def is_balanced(s):" in prompt and "```python" in prompt
     for test in problem.public:
         assert test.input in prompt
-    for test in problem.hidden:
+    shown = {t.input for t in problem.public}
+    hidden_only = [t for t in problem.hidden if t.input not in shown]
+    assert hidden_only
+    for test in hidden_only:
         assert test.input not in prompt
 
 
 def test_stdio_prompts_show_example_input_and_output():
-    env = palaestra.make("CodeSynthesis-v0")
+    env = palaestra.make("CodeSynthesis-v1")
     observation, _ = env.reset(seed=0, options={"problem_id": "strings/count_vowels"})
     assert "Example 1 input:\n```\nHello World\n" in observation[0]["content"]
     assert "standard input" in observation[0]["content"]
 
 
 def test_single_turn_rewards_all_pass_or_the_fraction():
-    strict = palaestra.make("CodeSynthesis-v0")
+    strict = palaestra.make("CodeSynthesis-v1")
     strict.reset(seed=0, options={"problem_id": VALID_BRACKETS})
     _, reward, terminated, _, info = strict.step(fenced(WRONG_COUNTS))
     assert reward == 0.0 and terminated and info["success"] is False
-    assert info["tests"]["hidden"] == "5/7"
-    partial = palaestra.make("CodeSynthesis-v0", reward="fraction")
+    assert info["tests"]["hidden"] == "7/9"
+    partial = palaestra.make("CodeSynthesis-v1", reward="fraction")
     partial.reset(seed=0, options={"problem_id": VALID_BRACKETS})
     _, reward, *_ = partial.step(fenced(WRONG_COUNTS))
-    assert reward == pytest.approx(5 / 7)
+    assert reward == pytest.approx(7 / 9)
 
 
 def test_only_the_last_code_block_after_the_reasoning_counts():
-    env = palaestra.make("CodeSynthesis-v0")
+    env = palaestra.make("CodeSynthesis-v1")
     env.reset(seed=0, options={"problem_id": VALID_BRACKETS})
     reference = problems.get_problem(VALID_BRACKETS).reference
     thinking = f"<think>```python\n{reference}```</think>\n```python\n{WRONG_COUNTS}```"
@@ -65,13 +68,13 @@ def test_only_the_last_code_block_after_the_reasoning_counts():
 
 
 def test_filters_pick_matching_problems():
-    env = palaestra.make("CodeSynthesis-v0", level=3, category=["search"], style="stdio")
+    env = palaestra.make("CodeSynthesis-v1", level=3, category=["search"], style="stdio")
     for seed in range(5):
         _, info = env.reset(seed=seed)
         assert info["level"] == 3 and info["category"] == "search" and info["style"] == "stdio"
     assert problems.select(categories="search", levels=1, styles="stdio") == []
     with pytest.raises(ValueError, match="no shipped problem matches"):
-        palaestra.make("CodeSynthesis-v0", level=1, category="search", style="stdio")
+        palaestra.make("CodeSynthesis-v1", level=1, category="search", style="stdio")
 
 
 @pytest.mark.parametrize(
@@ -86,17 +89,17 @@ def test_filters_pick_matching_problems():
 )
 def test_bad_arguments_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        palaestra.make("CodeSynthesis-v0", **kwargs)
+        palaestra.make("CodeSynthesis-v1", **kwargs)
 
 
 def test_unknown_reset_options_are_rejected():
-    env = palaestra.make("CodeSynthesis-v0")
+    env = palaestra.make("CodeSynthesis-v1")
     with pytest.raises(ValueError, match="problem_id"):
         env.reset(seed=0, options={"level": 2})
 
 
 def _feedback_env(**kwargs):
-    env = palaestra.make("CodeFeedback-v0", **kwargs)
+    env = palaestra.make("CodeFeedback-v1", **kwargs)
     env.reset(seed=0, options={"problem_id": VALID_BRACKETS})
     return env
 
@@ -109,8 +112,11 @@ def test_feedback_names_failing_public_tests_and_lets_the_model_revise():
     assert not (terminated or truncated) and reward == 0.0
     assert "1 of 2 public tests passed" in message and "is_balanced('()[]{}')" in message
     assert "expected: True" in message and "got: False" in message and "3 attempts left" in message
-    for test in problems.get_problem(VALID_BRACKETS).hidden:
-        assert test.input not in message
+    problem = problems.get_problem(VALID_BRACKETS)
+    shown = {t.input for t in problem.public}
+    for test in problem.hidden:
+        if test.input not in shown:
+            assert test.input not in message
     observation, reward, terminated, _, info = env.step(env.oracle_action())
     assert terminated and reward == 1.0 and info["success"] and info["attempt"] == 2
     assert "submitted" in observation[0]["content"]
@@ -120,7 +126,7 @@ def test_passing_the_public_tests_ends_the_episode_and_the_hidden_ones_decide():
     env = _feedback_env()
     _, reward, terminated, _, info = env.step(fenced(WRONG_COUNTS))
     assert terminated and reward == 0.0 and info["success"] is False
-    assert info["tests"] == {"public": "2/2", "hidden": "5/7", "status": "ok"}
+    assert info["tests"] == {"public": "2/2", "hidden": "7/9", "status": "ok"}
 
 
 def test_attempts_run_out():
@@ -146,12 +152,12 @@ def test_improvement_rewards_telescope_to_the_last_fraction():
             break
     assert sum(rewards) == pytest.approx(1.0)
     assert all("progress" in parts for parts in [info["reward_parts"]])
-    assert rewards[0] == pytest.approx(3 / 7)
+    assert rewards[0] == pytest.approx(4 / 9)
 
 
 def test_fraction_mode_pays_the_last_fraction():
     env = _feedback_env(reward="fraction")
-    assert env.step(fenced(WRONG_COUNTS))[1] == pytest.approx(5 / 7)
+    assert env.step(fenced(WRONG_COUNTS))[1] == pytest.approx(7 / 9)
 
 
 def test_a_turn_without_code_is_invalid_and_costs_no_attempt():
@@ -172,7 +178,7 @@ class _Broken:
         return RunResult.failure("the sandbox engine is gone")
 
 
-@pytest.mark.parametrize("env_id", ["CodeSynthesis-v0", "CodeFeedback-v0", "CodeMachine-v0"])
+@pytest.mark.parametrize("env_id", ["CodeSynthesis-v1", "CodeFeedback-v1", "CodeMachine-v0"])
 def test_a_sandbox_failure_masks_the_episode(env_id, monkeypatch):
     monkeypatch.setattr("palaestra.sandbox.get_backend", lambda name="local", **options: _Broken())
     env = palaestra.make(env_id)
@@ -186,7 +192,7 @@ def test_a_sandbox_failure_masks_the_episode(env_id, monkeypatch):
 
 
 def test_async_steps_score_like_sync_steps():
-    sync_env, async_env = palaestra.make("CodeFeedback-v0"), palaestra.make("CodeFeedback-v0")
+    sync_env, async_env = palaestra.make("CodeFeedback-v1"), palaestra.make("CodeFeedback-v1")
     sync_env.reset(seed=3)
     asyncio.run(async_env.areset(seed=3))
     action = fenced("def f(x):\n    return x\n")

@@ -342,7 +342,7 @@ def test_an_infinite_loop_in_a_program_scores_zero():
 
 
 def test_the_env_pays_nothing_for_a_hack():
-    env = palaestra.make("CodeSynthesis-v0")
+    env = palaestra.make("CodeSynthesis-v1")
     env.reset(seed=0, options={"problem_id": "strings/reverse_words"})
     _, reward, terminated, _, info = env.step("```python\nimport sys\nsys.exit(0)\n```")
     assert reward == 0.0 and terminated and info["success"] is False and info["mask"] is False
@@ -355,12 +355,15 @@ def test_the_env_pays_nothing_for_a_hack():
 
 
 def test_feedback_cannot_carry_hidden_inputs_back_to_the_model():
-    env = palaestra.make("CodeFeedback-v0")
+    env = palaestra.make("CodeFeedback-v1")
     env.reset(seed=0, options={"problem_id": "strings/valid_brackets"})
     leak = "def is_balanced(s):\n    return open('tests.json').read()\n"
     observation, reward, *_ = env.step(f"```python\n{leak}```")
     feedback = observation[0]["content"]
     assert "is_balanced('(]')" in feedback  # the public inputs came back
-    for test in problems.get_problem("strings/valid_brackets").hidden:
-        assert test.input not in feedback
+    problem = problems.get_problem("strings/valid_brackets")
+    shown = {t.input for t in problem.public}
+    for test in problem.hidden:
+        if test.input not in shown:
+            assert test.input not in feedback
     assert reward == 0.0

@@ -83,6 +83,39 @@ def test_partial_credit_is_the_fraction_of_hidden_tests():
     assert judgement.verdict().score == 0.0 and judgement.verdict().status is Status.INCORRECT
 
 
+SHOUT = CodeProblem(
+    id="t/shout",
+    statement="Print each word of the input in capitals, one a line.",
+    style="stdio",
+    time_limit_s=2.0,
+    public=[("a b\n", "A\nB\n")],
+    hidden=[("\n", ""), ("x\n", "X\n"), ("y z\n", "Y\nZ\n")],
+)
+FIND = CodeProblem(
+    id="t/find",
+    statement="Return the index of x in xs, or None.",
+    style="function",
+    entry="find",
+    time_limit_s=2.0,
+    public=[("find([1], 1)", 0)],
+    hidden=[("find([], 1)", None), ("find([2, 3], 3)", 1), ("find([4], 4)", 0)],
+)
+
+
+def test_tests_an_empty_output_passes_count_only_beside_a_test_that_expects_output():
+    for problem, nothing in ((SHOUT, "pass\n"), (FIND, "def find(xs, x):\n    pass\n")):
+        judgement = judge(nothing, problem)
+        assert [r.trivial for r in judgement.results] == [False, True, False, False]
+        assert judgement.passed() == 1 and judgement.fraction() == 0.0
+        assert judgement.verdict(partial=True).score == 0.0
+        # Version 0 of the code envs counted them alone.
+        assert judgement.fraction(count_trivial=True) == pytest.approx(1 / 3)
+    first_word = "import sys\nfor w in sys.stdin.read().split()[:1]:\n    print(w.upper())\n"
+    assert judge(first_word, SHOUT).fraction() == pytest.approx(2 / 3)
+    every_word = "import sys\nprint('\\n'.join(sys.stdin.read().upper().split()))\n"
+    assert judge(every_word, SHOUT).fraction() == 1.0
+
+
 def test_stdin_programs_are_compared_by_the_problems_check():
     assert judge(GOOD_SUM, SUM).all_passed(hidden=None)
     spaced = "print(' ' + str(sum(map(int, input().split()))))\n"

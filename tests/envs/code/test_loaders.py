@@ -160,11 +160,11 @@ def test_bad_files_and_arguments_fail_clearly(tmp_path):
 
 
 def test_envs_accept_a_dataset_file():
-    env = palaestra.make("CodeSynthesis-v0", problems=str(FIXTURES / "code_contests.jsonl"))
+    env = palaestra.make("CodeSynthesis-v1", problems=str(FIXTURES / "code_contests.jsonl"))
     observation, info = env.reset(seed=0)
     assert info["problem_id"] == "code_contests/9999_A. Pair Sum"
     assert "Example 1 input:" in observation[0]["content"]
     _, reward, terminated, _, _ = env.step(env.oracle_action())
     assert reward == 1.0 and terminated
     with pytest.raises(ValueError, match="do not apply with problems="):
-        palaestra.make("CodeSynthesis-v0", problems=str(FIXTURES / "apps.jsonl"), level=1)
+        palaestra.make("CodeSynthesis-v1", problems=str(FIXTURES / "apps.jsonl"), level=1)

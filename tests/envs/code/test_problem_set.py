@@ -1,17 +1,21 @@
-"""The shipped problem set: its size and shape, and in the sandbox, that every reference passes
-and every wrong solution fails a hidden test."""
+"""The shipped problem set: its size and shape, its versions, hidden tests that include the
+public examples and catch near-miss programs, and in the sandbox, that every reference passes,
+every wrong solution fails a hidden test and a program that does nothing earns nothing."""
 
 from __future__ import annotations
 
 import ast
 import asyncio
 import dataclasses
+import json
 from collections import Counter
 
 import pytest
 
 from palaestra.envs.code import problems
-from palaestra.envs.code.judge import ajudge, judge
+from palaestra.envs.code.judge import ajudge, judge, judge_many
+
+import palaestra
 
 # Problems are built (their large inputs generated) when a test needs them, not at collection.
 IDS = [entry.id for entry in problems.index()]
@@ -57,6 +61,35 @@ def test_each_problem_is_complete(problem_id):
         assert problem.entry in defined
         assert problem.signature().startswith(f"def {problem.entry}(")
     assert problem.round_trip() == problem
+
+
+def _pairs(tests):
+    return [(t.input, json.dumps(t.output), t.label) for t in tests]
+
+
+@pytest.mark.parametrize("problem_id", IDS)
+def test_the_hidden_tests_include_the_public_examples(problem_id):
+    problem = problems.get_problem(problem_id)
+    hidden = _pairs(problem.hidden)
+    assert all(pair in hidden for pair in _pairs(problem.public))
+
+
+def test_version_0_keeps_the_first_hidden_tests_and_version_1_only_adds():
+    for problem_id in IDS:
+        first, latest = (problems.get_problem(problem_id, version=v) for v in (0, 1))
+        assert (first.statement, first.reference, first.public) == (
+            latest.statement,
+            latest.reference,
+            latest.public,
+        )
+        added = [pair for pair in _pairs(latest.hidden) if pair not in _pairs(first.hidden)]
+        assert [p for p in _pairs(latest.hidden) if p not in added] == _pairs(first.hidden)
+    # Version 0 is the set as it first shipped: the public examples were not hidden tests.
+    is_prime = problems.get_problem("arithmetic/is_prime", version=0)
+    assert [t.input for t in is_prime.hidden][:2] == ["is_prime(1)", "is_prime(2)"]
+    assert len(is_prime.hidden) == 8
+    with pytest.raises(ValueError, match="version must be one of"):
+        problems.get_problem("arithmetic/is_prime", version=2)
 
 
 def test_selection_and_lookup():
@@ -142,3 +175,109 @@ def test_a_sample_validates_on_docker(docker_backend):
         style = ("function", "stdio")[number % 2]
         sample.append(problems.load_problems(categories=category, styles=style)[0])
     assert asyncio.run(_validate(sample, backend=docker_backend)) == []
+
+
+# Near-miss programs that version 0's hidden tests let through with full marks.
+NEAR_MISSES = {
+    # No even check: every even number above 2 is called prime.
+    "arithmetic/is_prime": """
+def is_prime(n):
+    if n < 2:
+        return False
+    i = 3
+    while i * i <= n:
+        if n % i == 0:
+            return False
+        i += 2
+    return True
+""",
+    # No parity check: an odd total is split at its floor half.
+    "dynamic_programming/equal_partition": """
+def can_partition(nums):
+    total = sum(nums)
+    reachable = 1
+    for x in nums:
+        reachable |= reachable << x
+    return bool(reachable >> (total // 2) & 1)
+""",
+    # Any obstacle means no path (most of version 0's hidden tests expect 0).
+    "dynamic_programming/unique_paths_obstacles": """
+from math import comb
+
+def count_paths(grid):
+    if any(1 in row for row in grid):
+        return 0
+    return comb(len(grid) + len(grid[0]) - 2, len(grid) - 1)
+""",
+    # The last row and the last column are never read.
+    "data_structures/valid_sudoku": """
+def valid_sudoku(board):
+    seen = set()
+    for r in range(8):
+        for c in range(8):
+            d = board[r][c]
+            if d == ".":
+                continue
+            keys = (("row", r, d), ("col", c, d), ("box", r // 3, c // 3, d))
+            if any(k in seen for k in keys):
+                return False
+            seen.update(keys)
+    return True
+""",
+}
+
+
+@pytest.mark.parametrize("problem_id", sorted(NEAR_MISSES))
+def test_near_miss_programs_fail_a_hidden_test(problem_id):
+    code = NEAR_MISSES[problem_id].lstrip("\n")
+    first = judge(code, problems.get_problem(problem_id, version=0), which="hidden")
+    assert first.all_passed()  # the finding: version 0 gives it full marks
+    latest = judge(code, problems.get_problem(problem_id), which="hidden")
+    assert latest.status == "ok" and not latest.all_passed()
+
+
+def _does_nothing(problem):
+    if problem.style == "function":
+        return f"def {problem.entry}(*args, **kwargs):\n    pass\n"
+    return "import sys\nsys.stdin.read()\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("category", problems.CATEGORIES)
+def test_a_program_that_does_nothing_earns_nothing_in_any_reward_mode(category):
+    selection = problems.load_problems(categories=category)
+    judgements = judge_many([(_does_nothing(p), p) for p in selection])
+    for problem, judgement in zip(selection, judgements, strict=True):
+        assert judgement.status == "ok", problem.id
+        # all_pass, fraction, and improvement (whose return is the last fraction).
+        scores = [judgement.verdict().score, judgement.verdict(partial=True).score]
+        assert scores + [judgement.fraction()] == [0.0, 0.0, 0.0], problem.id
+
+
+BLANK_OUTPUT_PROBLEMS = [
+    p.id
+    for p in problems.load_problems()
+    if any(p.check.same_text("", t.output) for t in p.hidden if p.style == "stdio")
+]
+ENV_MODES = [
+    ("CodeSynthesis-v1", {"reward": "all_pass"}),
+    ("CodeSynthesis-v1", {"reward": "fraction"}),
+    ("CodeFeedback-v1", {"reward": "all_pass", "max_attempts": 1}),
+    ("CodeFeedback-v1", {"reward": "fraction", "max_attempts": 1}),
+    ("CodeFeedback-v1", {"reward": "improvement", "max_attempts": 1}),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("problem_id", BLANK_OUTPUT_PROBLEMS)
+def test_doing_nothing_earns_nothing_where_some_tests_expect_no_output(problem_id):
+    code = f"```python\n{_does_nothing(problems.get_problem(problem_id))}```"
+    for env_id, kwargs in ENV_MODES:
+        env = palaestra.make(env_id, **kwargs)
+        env.reset(seed=0, options={"problem_id": problem_id})
+        _, reward, terminated, _, _ = env.step(code)
+        assert terminated and reward == 0.0, (env_id, kwargs)
+    # Version 0 counted those tests alone.
+    first = palaestra.make("CodeSynthesis-v0", reward="fraction")
+    first.reset(seed=0, options={"problem_id": problem_id})
+    assert first.step(code)[1] > 0

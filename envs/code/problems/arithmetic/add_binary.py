@@ -56,3 +56,13 @@ HIDDEN = [
 PERFORMANCE = [
     ("len(add_binary('1' * 300000, '1'))", 300001),
 ]
+
+HIDDEN_V1 = [
+    ("add_binary('1', '10')", "11"),
+    ("add_binary('1', '111')", "1000"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:15:-1": "a pass with i == -1 only adds a leading 0, which lstrip removes",
+    "constant:4:25:-1": "a pass with j == -1 only adds a leading 0, which lstrip removes",
+}

@@ -52,3 +52,13 @@ HIDDEN = [
 PERFORMANCE = [
     ("add_fractions('1/' + str(3**4000), '1/' + str(2**6000))[-12:]", "638443749376"),
 ]
+
+HIDDEN_V1 = [
+    ("add_fractions('1/-1', '1/1')", "0/1"),
+    ("add_fractions('3/-1', '0/1')", "-3/1"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "compare:7:11:<=": "q = q1 * q2 is never 0",
+    "constant:7:11:1": "q < 1 is q <= 0 on integers, and q = q1 * q2 is never 0",
+}

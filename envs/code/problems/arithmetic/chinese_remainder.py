@@ -63,3 +63,23 @@ PERFORMANCE = [
         101538353409718995448,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("crt([3, 1], [6, 4])", 9),
+    ("crt([1, 1, 5], [2, 4, 8])", 5),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:11:1": "with m = 1 the first pair sets x to its residue whatever x starts at",
+    "constant:4:11:-1": "with m = 1 the first pair sets x to its residue whatever x starts at",
+    "arith:9:62:*": (
+        "step changes by a multiple of n // g, so x by a multiple of the new m, which x %= m "
+        "removes"
+    ),
+    "arith:9:73:*": "when n // g == 1, pow(..., -1, 1) % 1 is 0, the else branch's value",
+    "compare:9:77:>=": "when n // g == 1, pow(..., -1, 1) % 1 is 0, the else branch's value",
+    "constant:9:77:0": "when n // g == 1, pow(..., -1, 1) % 1 is 0, the else branch's value",
+    "constant:9:84:1": "when n // g == 1 the new m equals the old one, so x %= m undoes x += m",
+    "constant:9:84:-1": "when n // g == 1 the new m equals the old one, so x %= m undoes x -= m",
+    "delete:12:8:pass": "x + m * step is already below the new m (x < m, step < n // g)",
+}

@@ -70,3 +70,10 @@ HIDDEN = [
 PERFORMANCE = [
     ("100000\n", "77031 351\n"),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:13:14:1": "start 1 has chain length 1: best = 1, start = 1 is what s = 1 would set",
+    "constant:13:14:-1": "s = 1 (length 1 > -1) replaces the initial pair",
+    "constant:13:17:2": "s = 1 (length 1 > 0) replaces the initial start",
+    "constant:13:17:0": "s = 1 (length 1 > 0) replaces the initial start",
+}

@@ -55,3 +55,13 @@ HIDDEN = [
 PERFORMANCE = [
     ("3000000\n", "216816\n"),
 ]
+
+HIDDEN_V1 = [
+    ("4\n", "2\n"),
+    ("49\n", "15\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:7:1": "for n = 1 the sieve branch prints 0 too",
+    "constant:7:8:1": "sieve[1] is 0, so a pass with i = 1 changes nothing",
+}

@@ -60,3 +60,16 @@ HIDDEN = [
 PERFORMANCE = [
     ("eval_rpn(['1'] + ['1', '+'] * 150000)", 150001),
 ]
+
+HIDDEN_V1 = [
+    ("eval_rpn(['-1', '1', '/'])", -1),
+    ("eval_rpn(['5', '-1', '/'])", -5),
+]
+
+EQUIVALENT_MUTANTS = {
+    "compare:14:40:>": "differs only for a == 0, where q is 0 and -q == q",
+    "constant:14:40:1": "differs only for a == 0, where q is 0 and -q == q",
+    "compare:14:52:>": "differs only for b == 0, and no division by zero occurs",
+    "constant:14:52:1": "differs only for b == 0, and no division by zero occurs",
+    "constant:17:17:-1": "a valid expression leaves exactly one value on the stack",
+}

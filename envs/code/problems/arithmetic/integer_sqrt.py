@@ -47,3 +47,16 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum(isqrt(k * 10**30) for k in range(1, 30001)) % 1000000007", 154750293),
 ]
+
+HIDDEN_V1 = [
+    ("isqrt(2)", 1),
+    ("isqrt(3)", 1),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:11:1": "for n = 1 Newton's iteration from x = 2 also returns 1",
+    "constant:4:8:2": "a larger start above sqrt(n) still decreases to the floor root",
+    "constant:4:32:2": "a larger start above sqrt(n) still decreases to the floor root",
+    "constant:4:38:1": "a larger start above sqrt(n) still decreases to the floor root",
+    "arith:4:38:*": "a larger start above sqrt(n) still decreases to the floor root",
+}

@@ -55,3 +55,12 @@ HIDDEN = [
 PERFORMANCE = [
     ("is_prime(1000000000039)", True),
 ]
+
+HIDDEN_V1 = [
+    ("is_prime(4)", False),
+    ("is_prime(1000000)", False),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:10:13:1": "stepping by 1 also tries even divisors, which never divide an odd n",
+}

@@ -46,3 +46,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("lcm_upto(20000) % 1000000007", 707991037),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:5:19:1": "k = 1 leaves the result unchanged",
+}

@@ -50,3 +50,15 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum(solve_congruence(a * 6, 12, 10**18) % 997 for a in range(1, 20001))", 13870272),
 ]
+
+HIDDEN_V1 = [
+    ("solve_congruence(3, 1, 2)", 1),
+    ("solve_congruence(7, 5, 4)", 3),
+]
+
+EQUIVALENT_MUTANTS = {
+    "delete:4:4:pass": "gcd, pow and the final % m2 give the same results for unreduced a and b",
+    "delete:9:4:pass": "for m2 == 1 the formula gives b * pow(a, -1, 1) % 1 == 0",
+    "constant:9:13:0": "m2 is never 0; for m2 == 1 the formula gives 0 too",
+    "delete:10:8:pass": "for m2 == 1 the formula gives b * pow(a, -1, 1) % 1 == 0",
+}

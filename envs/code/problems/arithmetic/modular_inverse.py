@@ -48,3 +48,20 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum(mod_inverse(a, 10**18 + 9) % 1000 for a in range(1, 3001))", 1535549),
 ]
+
+HIDDEN_V1 = [
+    ("mod_inverse(4, 2)", -1),
+    ("mod_inverse(9, 6)", -1),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:25:1": (
+        "t multiplies y == 0, so the pair stays a Bezout pair and s % m is the unique inverse"
+    ),
+    "constant:4:25:-1": (
+        "t multiplies y == 0, so the pair stays a Bezout pair and s % m is the unique inverse"
+    ),
+    "constant:9:15:1": "m == 1 never reaches this line: gcd(a % 1, 1) is 1",
+    "constant:9:15:-1": "m == 1 never reaches this line: gcd(a % 1, 1) is 1",
+    "constant:9:25:0": "m is never 0, and m == 1 never reaches this line (gcd(a % 1, 1) is 1)",
+}

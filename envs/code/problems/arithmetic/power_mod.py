@@ -51,3 +51,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("power_mod(2, 10**18 - 1, 1000000007)", 359738130),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "delete:3:4:pass": "every product is reduced mod m, so an unreduced a gives the same residues",
+}

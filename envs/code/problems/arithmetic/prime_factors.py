@@ -53,3 +53,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("prime_factors(999999000001)", [999999000001]),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:8:30:1": (
+        "stepping by 1 also tries even d, which no longer divide n once 2 is removed"
+    ),
+}

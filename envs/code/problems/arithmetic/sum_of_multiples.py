@@ -43,3 +43,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum_multiples(10**18)", 233333333333333333166666666666666668),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "compare:5:50:>=": "for n = 0 and n = 1 every below(k) is 0 too",
+    "constant:5:50:1": "for n = 0 and n = 1 every below(k) is 0 too",
+    "constant:5:50:-1": "for n = 0 and n = 1 every below(k) is 0 too",
+}

@@ -54,3 +54,13 @@ HIDDEN = [
 PERFORMANCE = [
     ("len(to_base(7 ** 8000, 3))", 14170),
 ]
+
+HIDDEN_V1 = [
+    ("to_base(-1, 2)", "-1"),
+    ("to_base(-1, 36)", "-1"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "compare:5:22:<=": "n == 0 returned earlier",
+    "constant:5:22:1": "n == 0 returned earlier, and n < 1 is n <= 0 on integers",
+}

@@ -45,3 +45,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("survivor(1000000, 7)", 206072),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:3:22:1": "size 1 sets position to (0 + k) % 1 == 0, where it starts",
+}

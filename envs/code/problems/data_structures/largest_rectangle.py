@@ -52,3 +52,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("largest_rectangle([(i * 7919) % 10007 for i in range(200000)])", 29230),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:3:37:1": "bars of height 0 left on the stack have area 0; every other bar is popped",
+    "constant:3:37:-1": "a sentinel below 0 pops every bar, as 0 does",
+    "compare:5:40:>": "an equal bar left on the stack is popped later with the earlier start",
+}

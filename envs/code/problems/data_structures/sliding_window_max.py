@@ -48,3 +48,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum(window_max([(i * 7919) % 100003 for i in range(200000)], 50000))", 15000344628),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "compare:6:45:<": "equal values stay queued; the front still holds the window's maximum",
+}

@@ -55,3 +55,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum(spiral([[r * 200 + c for c in range(200)] for r in range(200)])[::7])", 114288800),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:24:-1": "rows stay of equal length, so rows[-1] is empty exactly when rows[0] is",
+}

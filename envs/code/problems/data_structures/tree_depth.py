@@ -59,3 +59,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("max_depth([1] + [2, None] * 100000)", 100001),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "compare:9:17:<=": "a valid list ends with the last node's child slots: values run out first",
+    "boolean:9:32:or": "a valid list ends with the last node's child slots: values run out first",
+    "compare:9:36:<=": "one more pass with every slot read appends nothing",
+}

@@ -65,3 +65,8 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "2245\n"),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "bound:4:20:+1": "an extra node past n is never joined or counted",
+    "constant:4:24:2": "an extra node past n is never joined or counted",
+}

@@ -67,3 +67,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("is_bst([100000] + [i for k in range(99999, 0, -1) for i in (k, None)])", True),
 ]
+
+HIDDEN_V1 = [
+    ("is_bst([7])", True),
+    ("is_bst([2, 3, None])", False),
+    ("is_bst([2, 1, 2])", False),
+]

@@ -41,3 +41,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("count_trees(500) % 1000000007", 591137401),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:19:1": "every entry past 0 is assigned before it is read",
+    "constant:2:19:-1": "every entry past 0 is assigned before it is read",
+    "bound:4:81:+1": "the extra term multiplies trees[size], still 0 while its sum is taken",
+}

@@ -47,3 +47,15 @@ HIDDEN = [
 PERFORMANCE = [
     ("min_coins([7, 13, 29, 31, 53], 50000)", 946),
 ]
+
+HIDDEN_V1 = [
+    ("min_coins([1, 3, 4], 2)", 2),
+    ("min_coins([2, 1], 1)", 1),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:27:2": "any sentinel above amount marks an amount unreachable the same way",
+    "constant:3:19:0": "a = 0 changes nothing: every coin is positive",
+    "constant:5:40:0": "the extra updates write best[a] with the value it already holds",
+    "compare:5:44:<=": "the extra updates write best[a] with the value it already holds",
+}

@@ -48,3 +48,8 @@ HIDDEN = [
 PERFORMANCE = [
     ("edit_distance(('abcdefg' * 100)[:600], ('gfedcba' * 100)[:600])", 514),
 ]
+
+HIDDEN_V1 = [
+    ("edit_distance('abc', '')", 3),
+    ("edit_distance('a', 'b')", 1),
+]

@@ -55,3 +55,14 @@ HIDDEN = [
 PERFORMANCE = [
     ("is_interleave('ab' * 250, 'ba' * 250, 'abba' * 250)", True),
 ]
+
+HIDDEN_V1 = [
+    ("is_interleave('a', 'l', 'va')", False),
+    ("is_interleave('vb', 'c', 'cab')", False),
+    ("is_interleave('da', '', 'ca')", False),
+    ("is_interleave('a', 'b', 'bb')", False),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:19:True": "every ok[j] past 0 is assigned before it is read",
+}

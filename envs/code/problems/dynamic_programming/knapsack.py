@@ -61,3 +61,8 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "13945\n"),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:25:2": "the extra slot past the capacity is never read",
+    "compare:8:29:>=": "the extra updates write best[c] with the value it already holds",
+}

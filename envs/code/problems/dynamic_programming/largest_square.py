@@ -64,3 +64,15 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "64\n"),
 ]
+
+HIDDEN_V1 = [
+    ("3 2\n00\n11\n11\n", "4\n"),
+    ("3 2\n11\n11\n00\n", "4\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:18:2": "the extra slot past c is never read",
+    "constant:7:21:2": "the extra slot past c is never read",
+    "constant:6:19:3": "the input holds exactly r rows: a longer slice takes no more",
+    "bound:6:19:+1": "the input holds exactly r rows: a longer slice takes no more",
+}

@@ -55,3 +55,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("lps(('abcdefgh' * 100)[:700])", 175),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "delete:5:4:pass": "the first row (i = n - 1) reads no dp entry before dp = new",
+    "constant:5:10:1": "the first row (i = n - 1) reads no dp entry before dp = new",
+    "constant:5:10:-1": "the first row (i = n - 1) reads no dp entry before dp = new",
+}

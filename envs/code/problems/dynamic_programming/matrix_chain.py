@@ -49,3 +49,9 @@ HIDDEN = [
 PERFORMANCE = [
     ("chain_cost([(i * 37) % 97 + 3 for i in range(150)])", 1002504),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "bound:3:35:+1": "an extra row of the table is never read",
+    "bound:4:27:+1": "a chain longer than n has no start: range(n - length + 1) is empty",
+    "constant:4:31:2": "a chain longer than n has no start: range(n - length + 1) is empty",
+}

@@ -56,3 +56,17 @@ HIDDEN = [
 PERFORMANCE = [
     ("min_jumps([(i * 7919) % 5 + 1 for i in range(300000)])", 60001),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "delete:4:8:pass": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "delete:5:12:pass": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "return:5:12:0": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "return:5:12:''": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "return:5:12:None": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "return:5:12:True": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "return:5:12:False": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "return:5:12:[]": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "unary:5:19:drop-minus": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "constant:5:20:2": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+    "constant:5:20:0": "unreachable: a walk that gets stuck returns -1 at `end <= i` first",
+}

@@ -59,3 +59,7 @@ PERFORMANCE = [
         37239,
     ),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:20:-1": "the grid is rectangular: the last row is as long as the first",
+}

@@ -46,3 +46,11 @@ HIDDEN = [
 PERFORMANCE = [
     ("best_price([(i * 7919) % 100 + i for i in range(100)], 5000)", 83320),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:19:2": "prices is non-empty, so every length is reachable and no sentinel shows",
+    "constant:2:19:0": "prices is non-empty, so every length is reachable with a value >= 0",
+    "constant:3:24:0": "length 0 has no piece to try",
+    "constant:4:27:0": "piece 0 comes first, while best[length] is still -1, so it is skipped",
+    "constant:5:39:-1": "prices is non-empty, so no reachable length holds -1",
+}

@@ -41,3 +41,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("max_profit([(i * 7919) % 1000 for i in range(300000)])", 22331700),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:38:-1": "sold's start only meets max(rest, sold) beside rest = 0",
+}

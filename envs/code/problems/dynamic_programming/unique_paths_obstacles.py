@@ -56,3 +56,19 @@ PERFORMANCE = [
         0,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("count_paths([[0, 0], [1, 0]])", 1),
+    ("count_paths([[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 0, 0]])", 3),
+    (
+        "count_paths([[1 if (r * 7 + c * 13) % 29 == 5 else 0 for c in range(60)] for r in rang"
+        "e(60)])",
+        194026447532057656770245564427346,
+    ),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:20:-1": "the grid is rectangular: the last row is as long as the first",
+    "constant:4:40:1": "a blocked start is zeroed by the loop before ways[0] is read",
+    "constant:4:40:-1": "a blocked start is zeroed by the loop before ways[0] is read",
+}

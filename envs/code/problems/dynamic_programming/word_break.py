@@ -51,3 +51,14 @@ HIDDEN = [
 PERFORMANCE = [
     ("word_break('a' * 5000 + 'b', ['a', 'aa', 'aaa', 'aaaa', 'aaaaa', 'ab'])", True),
 ]
+
+HIDDEN_V1 = [
+    ("word_break('a', ['a'])", True),
+    ("word_break('ab', ['b', 'a'])", True),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:19:True": (
+        "ok[i] reads itself only for an empty word, which a word list does not hold"
+    ),
+}

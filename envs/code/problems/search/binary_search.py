@@ -59,3 +59,7 @@ PERFORMANCE = [
         416641666,
     ),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "compare:7:23:<=": "nums[mid] == target returned just before",
+}

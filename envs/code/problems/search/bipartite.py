@@ -82,3 +82,24 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "YES\n"),
 ]
+
+HIDDEN_V1 = [
+    ("2 1\n2 1\n", "YES\n"),
+    ("2 1\n2 2\n", "NO\n"),
+    ("5 5\n1 2\n2 3\n3 4\n4 5\n5 1\n", "NO\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "bound:4:25:+1": "an extra slot past n is never read",
+    "constant:4:29:2": "an extra slot past n is never read",
+    "constant:9:21:2": "an extra slot past n is never read",
+    "constant:11:19:0": "node 0 has no edges: colouring it changes nothing",
+    "delete:14:4:pass": (
+        "colours -1 and 2: a -1 node met from a -1 node turns 2, and the 2-2 clash is found"
+    ),
+    "constant:14:20:1": "start colours 1 and 0 swap the two colours",
+    "constant:14:20:-1": (
+        "colours -1 and 2: a -1 node met from a -1 node turns 2, and the 2-2 clash is found"
+    ),
+    "constant:20:28:2": "start 0 gives colours 0 and 2, still two colours that differ",
+}

@@ -64,3 +64,8 @@ HIDDEN = [
 PERFORMANCE = [
     ("len(combination_sum([2, 3, 5, 7, 11], 60))", 531),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "delete:7:12:pass": "with remaining 0 the first candidate is larger and breaks the loop",
+    "jump:11:16:continue": "candidates are sorted: every later one is larger too",
+}

@@ -77,3 +77,11 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "1122\n"),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:4:37:3": "the input holds exactly r rows: a longer slice takes no more",
+    "delete:10:12:pass": (
+        "the start is marked when a neighbour reaches it; the outer loop has passed it"
+    ),
+    "bound:4:37:+1": "the input holds exactly r rows: a longer slice takes no more",
+}

@@ -84,3 +84,16 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "165890099\n"),
 ]
+
+HIDDEN_V1 = [
+    ("3 2\n2 1\n3 2\n", "1\n"),
+    ("3 3\n1 1\n1 2\n2 3\n", "1\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "bound:5:25:+1": "an extra slot past n is never read",
+    "constant:5:29:2": "an extra slot past n is never read",
+    "constant:11:19:2": "an extra slot past n is never read",
+    "constant:12:18:2": "an extra slot past n is never read",
+    "constant:13:19:1": "every distance is one more, which no comparison sees",
+}

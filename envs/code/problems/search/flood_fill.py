@@ -63,3 +63,12 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum(map(sum, flood_fill([[0] * 300 for _ in range(300)], 150, 150, 1)))", 90000),
 ]
+
+HIDDEN_V1 = [
+    ("flood_fill([[2, 2], [2, 2]], 1, 1, 9)", [[9, 9], [9, 9]]),
+]
+
+EQUIVALENT_MUTANTS = {
+    "delete:2:4:pass": "the returned image is the same; only the caller's argument changes too",
+    "constant:11:60:-1": "the image is rectangular: the last row is as long as the first",
+}

@@ -73,3 +73,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("len(balanced(11))", 58786),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "delete:6:12:pass": "a full prefix has opened == closed == n, so no branch follows",
+}

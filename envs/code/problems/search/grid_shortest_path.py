@@ -86,3 +86,16 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "398\n"),
 ]
+
+HIDDEN_V1 = [
+    ("3 4\n...E\n.#..\nS..#\n", "5\n"),
+    ("1 5\nE...S\n", "4\n"),
+    ("2 2\n.E\nS#\n", "2\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:5:15:3": "the input holds exactly r rows: a longer slice takes no more",
+    "delete:14:8:pass": "E is dequeued once, first at its shortest distance",
+    "jump:14:8:continue": "E is dequeued once, first at its shortest distance",
+    "bound:5:15:+1": "the input holds exactly r rows: a longer slice takes no more",
+}

@@ -68,3 +68,7 @@ PERFORMANCE = [
         False,
     ),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "bound:2:29:+1": "an extra node past n - 1 has no edges and is never counted",
+}

@@ -66,3 +66,19 @@ HIDDEN = [
 PERFORMANCE = [
     ("knight_moves(300, [0, 0], [299, 298])", 199),
 ]
+
+HIDDEN_V1 = [
+    ("knight_moves(5, [0, 0], [0, 4])", 2),
+    ("knight_moves(5, [0, 0], [0, 2])", 2),
+    ("knight_moves(5, [0, 0], [2, 0])", 2),
+    ("knight_moves(5, [0, 0], [3, 1])", 2),
+    ("knight_moves(5, [0, 0], [3, 0])", 3),
+    ("knight_moves(5, [0, 0], [0, 3])", 3),
+    ("knight_moves(5, [0, 0], [0, 1])", 3),
+    ("knight_moves(5, [0, 0], [1, 0])", 3),
+]
+
+EQUIVALENT_MUTANTS = {
+    "arith:12:25:-": "the eight moves are symmetric: negating dy gives the same set",
+    "arith:12:33:-": "the eight moves are symmetric: negating dx gives the same set",
+}

@@ -53,3 +53,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("count_queens(9)", 352),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "return:4:12:True": "True adds as 1 to the int total",
+}

@@ -55,3 +55,10 @@ PERFORMANCE = [
         0,
     ),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:13:-1": (
+        "index -1 is the last element: the search moves lo past it or ends on the same minimum"
+    ),
+    "compare:5:23:>=": "values are distinct and mid < hi, so nums[mid] == nums[hi] never holds",
+}

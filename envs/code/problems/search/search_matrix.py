@@ -60,3 +60,14 @@ PERFORMANCE = [
         20000,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("search_matrix([[1, 2], [3, 4]], 1)", True),
+    ("search_matrix([[1, 2], [3, 4]], 5)", False),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:32:-1": "rows have equal length: the last is empty exactly when the first is",
+    "constant:4:41:-1": "rows have equal length",
+    "compare:11:19:<=": "value == target returned just before",
+}

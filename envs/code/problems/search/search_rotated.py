@@ -72,3 +72,22 @@ PERFORMANCE = [
         6153953845,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("search_rotated([5, 1, 3], 3)", 2),
+    ("search_rotated([5, 1, 3], 2)", -1),
+]
+
+EQUIVALENT_MUTANTS = {
+    "compare:8:36:<=": "nums[mid] == target returned just before",
+    "constant:9:27:0": (
+        "here lo < mid, so hi = mid still shrinks the range (nums[mid] is not the target)"
+    ),
+    "compare:13:27:<=": "nums[mid] == target returned just before",
+    "constant:14:27:0": (
+        "here lo < mid, so lo = mid still shrinks the range (nums[mid] is not the target)"
+    ),
+    "constant:16:27:0": (
+        "here mid < hi, so hi = mid still shrinks the range (nums[mid] is not the target)"
+    ),
+}

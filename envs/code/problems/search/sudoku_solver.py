@@ -115,3 +115,26 @@ PERFORMANCE = [
         "259671\n517643892\n",
     ),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:59:82": "the input holds exactly 81 digits",
+    "constant:3:29:10": "an extra set past 8 is never read",
+    "constant:4:29:10": "an extra set past 8 is never read",
+    "constant:5:30:10": "an extra set past 8 is never read",
+    "constant:23:35:0": "0 leaves the cell empty, so only a grid full of 1-9 ends the search",
+    "compare:24:41:<=": "only the order of the search changes, and the solution is unique",
+    "delete:26:12:pass": "only the order of the search changes, and the solution is unique",
+    "negate:26:15:not": "only the order of the search changes, and the solution is unique",
+    "compare:26:30:<": "only the order of the search changes, and the solution is unique",
+    "compare:26:30:>": "only the order of the search changes, and the solution is unique",
+    "constant:26:30:2": "only the order of the search changes, and the solution is unique",
+    "constant:26:30:0": "only the order of the search changes, and the solution is unique",
+    "delete:27:16:pass": "only the order of the search changes, and the solution is unique",
+    "jump:27:16:continue": "only the order of the search changes, and the solution is unique",
+    "delete:43:4:pass": "any false value reads as failure at `if solve()`",
+    "return:43:4:0": "any false value reads as failure at `if solve()`",
+    "return:43:4:''": "any false value reads as failure at `if solve()`",
+    "return:43:4:None": "any false value reads as failure at `if solve()`",
+    "return:43:4:[]": "any false value reads as failure at `if solve()`",
+    "constant:45:15:10": "prints one more, empty, line, which the line check ignores",
+}

@@ -76,3 +76,11 @@ PERFORMANCE = [
         5,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("ladder_length('hit', 'cog', ['hot', 'dot', 'cog'])", 0),
+]
+
+EQUIVALENT_MUTANTS = {
+    "bound:13:23:+1": "i = len(word) makes a longer word, never in the list nor equal to end",
+}

@@ -61,3 +61,21 @@ HIDDEN = [
 PERFORMANCE = [
     ("exists(['ABCDEFGHIJ' * 10] * 100, 'ABCDEFGHIJ' * 3 + 'Z')", False),
 ]
+
+HIDDEN_V1 = [
+    ("exists(['AB', 'CD'], 'CDBA')", True),
+    ("exists(['AAB', 'AAC'], 'AAAAC')", True),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:39:-1": "rows have equal length",
+    "return:6:12:0": "any false value reads as False in `and` and any(), which gives the result",
+    "return:6:12:''": "any false value reads as False in `and` and any(), which gives the result",
+    "return:6:12:None": "any false value reads as False in `and` and any(), which gives the result",
+    "return:6:12:[]": "any false value reads as False in `and` and any(), which gives the result",
+    "delete:14:8:pass": "any false value reads as False in `and` and any(), which gives the result",
+    "return:14:8:0": "any false value reads as False in `and` and any(), which gives the result",
+    "return:14:8:''": "any false value reads as False in `and` and any(), which gives the result",
+    "return:14:8:None": "any false value reads as False in `and` and any(), which gives the result",
+    "return:14:8:[]": "any false value reads as False in `and` and any(), which gives the result",
+}

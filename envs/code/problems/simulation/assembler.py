@@ -77,3 +77,16 @@ HIDDEN = [
 PERFORMANCE = [
     ("mov a 40000\nmov b 0\nadd b 3\ndec a\njnz a -2\nmov c b\n", "b=120000 c=120000\n"),
 ]
+
+HIDDEN_V1 = [
+    ("mov b 2\nadd c z\njnz q 5\ninc b\n", "b=3\n"),
+    ("mov a 1\njnz a -2\ninc b\n", "a=1\n"),
+    ("dec d\n", "d=-1\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:12:18:-1": "inc takes one argument, so args[-1] is args[0]",
+    "constant:12:38:-1": "inc takes one argument, so args[-1] is args[0]",
+    "constant:14:18:-1": "dec takes one argument, so args[-1] is args[0]",
+    "constant:14:38:-1": "dec takes one argument, so args[-1] is args[0]",
+}

@@ -68,3 +68,7 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "2377063\n"),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:5:12:-1": "arrival times start at 0, so max(arrival, -1) == max(arrival, 0)",
+}

@@ -59,3 +59,11 @@ PERFORMANCE = [
         297,
     ),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:39:-1": "the grid is rectangular: the last row is as long as the first",
+    "constant:2:57:1": "with no rows, cols is never used",
+    "constant:2:57:-1": "with no rows, cols is never used",
+    "constant:3:12:1": "every cell of out is assigned before it is returned",
+    "constant:3:12:-1": "every cell of out is assigned before it is returned",
+}

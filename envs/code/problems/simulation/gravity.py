@@ -62,3 +62,13 @@ PERFORMANCE = [
         30000,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("settle(['.#', '..', '.#'])", ["..", ".#", ".#"]),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:37:-1": "the grid is rectangular: the last row is as long as the first",
+    "constant:2:54:1": "with no rows, cols is never used",
+    "constant:2:54:-1": "with no rows, cols is never used",
+}

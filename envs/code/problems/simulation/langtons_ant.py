@@ -60,3 +60,27 @@ HIDDEN = [
 PERFORMANCE = [
     ("black_cells(12000)", 952),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:3:12:1": (
+        "the plane is uniform: a shifted, rotated, scaled or mirrored walk colours as many cells"
+    ),
+    "constant:3:12:-1": (
+        "the plane is uniform: a shifted, rotated, scaled or mirrored walk colours as many cells"
+    ),
+    "constant:4:13:1": (
+        "the plane is uniform: a shifted, rotated, scaled or mirrored walk colours as many cells"
+    ),
+    "constant:4:13:-1": (
+        "the plane is uniform: a shifted, rotated, scaled or mirrored walk colours as many cells"
+    ),
+    "constant:4:16:2": (
+        "the plane is uniform: a shifted, rotated, scaled or mirrored walk colours as many cells"
+    ),
+    "arith:12:19:-": (
+        "the plane is uniform: a shifted, rotated, scaled or mirrored walk colours as many cells"
+    ),
+    "arith:12:27:-": (
+        "the plane is uniform: a shifted, rotated, scaled or mirrored walk colours as many cells"
+    ),
+}

@@ -65,3 +65,9 @@ PERFORMANCE = [
         14652,
     ),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:39:-1": "the grid is rectangular: the last row is as long as the first",
+    "constant:2:57:1": "with no rows, cols is never used",
+    "constant:2:57:-1": "with no rows, cols is never used",
+}

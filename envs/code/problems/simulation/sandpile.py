@@ -67,3 +67,16 @@ PERFORMANCE = [
         2000,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("topple([[7, 1, 9], [3, 4, 8], [7, 8, 1]])", [[3, 1, 2], [3, 2, 3], [0, 3, 3]]),
+]
+
+EQUIVALENT_MUTANTS = {
+    "delete:2:4:pass": "the returned grid is the same; only the caller's argument changes too",
+    "constant:4:76:3": "a cell with 3 grains is popped and skipped",
+    "delete:7:8:pass": "a cell below 4 topples 0 times, which changes nothing",
+    "constant:7:24:3": "a cell below 4 topples 0 times, which changes nothing",
+    "delete:8:12:pass": "a cell below 4 topples 0 times, which changes nothing",
+    "constant:14:35:3": "a cell with 3 grains is popped and skipped",
+}

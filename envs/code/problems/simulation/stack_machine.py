@@ -93,3 +93,18 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "30001\n"),
 ]
+
+HIDDEN_V1 = [
+    ("PUSH 1\nPOP\nPUSH 2\nPRINT\n", "2\n"),
+    ("PUSH 2\nPUSH 3\nADD\nPRINT\n", "5\n"),
+    ("PUSH 5\nSUB\nPRINT\n", "ERROR\n"),
+    ("PUSH 2\nMUL\n", "ERROR\n"),
+    ("DUP\n", "ERROR\n"),
+    ("PUSH 1\nSWAP\n", "ERROR\n"),
+    ("PUSH 1\nPUSH 2\nDUP\nPRINT\nPOP\nPOP\nPRINT\n", "2\n1\n"),
+    ("PUSH 1\nPUSH 2\nPUSH 3\nSWAP\nPRINT\nPOP\nPRINT\n", "2\n3\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "jump:7:8:break": "one instruction per line: an empty line can only end the input",
+}

@@ -50,3 +50,7 @@ PERFORMANCE = [
         15000,
     ),
 ]
+
+HIDDEN_V1 = [
+    ("outcome(['..X', '.OX', 'O.X'])", "X"),
+]

@@ -44,3 +44,10 @@ HIDDEN = [
 PERFORMANCE = [
     ("sum(bulbs_on(10**18 - k) for k in range(3000))", 2999999997001),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:2:13:-1": (
+        "-1 is below every answer; the search still ends on the largest mid with mid * mid <= n"
+    ),
+    "constant:4:25:2": "mid stays in (lo, hi], so the search narrows to the same answer",
+}

@@ -61,3 +61,11 @@ HIDDEN = [
 PERFORMANCE = [
     ("visited(['F 300', 'R', 'F 299', 'R'] * 300)", 1198),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:3:13:1": "a rotated, scaled or mirrored walk visits as many distinct cells",
+    "constant:3:13:-1": "a rotated, scaled or mirrored walk visits as many distinct cells",
+    "constant:3:16:2": "a rotated, scaled or mirrored walk visits as many distinct cells",
+    "arith:12:27:-": "a rotated, scaled or mirrored walk visits as many distinct cells",
+    "arith:12:35:-": "a rotated, scaled or mirrored walk visits as many distinct cells",
+}

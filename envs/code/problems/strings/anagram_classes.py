@@ -47,3 +47,8 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "462\n"),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "bound:4:46:+1": "the input holds exactly n words: a longer slice takes no more",
+    "constant:4:46:2": "the input holds exactly n words: a longer slice takes no more",
+}

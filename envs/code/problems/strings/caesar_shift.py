@@ -52,3 +52,11 @@ HIDDEN = [
 PERFORMANCE = [
     ("caesar_shift('Hello, World! ' * 20000, 7)[-20:]", "vysk! Olssv, Dvysk! "),
 ]
+
+HIDDEN_V1 = [
+    ("caesar_shift('Zoo', 1)", "App"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "arith:7:37:+": "65 + 65 = 130 is a multiple of 26, so the residue is the same",
+}

@@ -56,3 +56,7 @@ HIDDEN = [
 PERFORMANCE = [
     ("len(decode('5[' * 7 + 'ab' + ']' * 7))", 156250),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "constant:17:25:-1": "brackets are balanced, so one part is left on the stack",
+}

@@ -51,3 +51,16 @@ HIDDEN = [
 PERFORMANCE = [
     ("longest_palindrome('ab' * 400 + 'c' + 'ba' * 400)", 1601),
 ]
+
+HIDDEN_V1 = [
+    ("longest_palindrome('forgeecesskeegfor')", 3),
+    ("longest_palindrome('aa')", 2),
+    ("longest_palindrome('abbaaa')", 4),
+]
+
+EQUIVALENT_MUTANTS = {
+    "bound:3:24:+1": "centres past the end of s match nothing",
+    "constant:3:24:3": "centres past the end of s match nothing",
+    "arith:3:37:+": "centres past the end of s match nothing",
+    "constant:3:37:0": "centres past the end of s match nothing",
+}

@@ -55,3 +55,7 @@ def _performance_input():
 PERFORMANCE = [
     (_performance_input, "b 17\n"),
 ]
+
+HIDDEN_V1 = [
+    ("aabzbccc\n", "c 3\n"),
+]

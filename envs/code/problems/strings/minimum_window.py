@@ -71,3 +71,25 @@ HIDDEN = [
 PERFORMANCE = [
     ("len(min_window('ab' * 50000 + 'c' + 'ab' * 50000, 'cba'))", 3),
 ]
+
+HIDDEN_V1 = [
+    ("min_window('xaaybab', 'aab')", "aayb"),
+    ("min_window('abcabdebacc', 'cda')", "cabd"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "constant:9:26:1": (
+        "best's start and end are read only after a window replaced them ('' otherwise)"
+    ),
+    "constant:9:26:-1": (
+        "best's start and end are read only after a window replaced them ('' otherwise)"
+    ),
+    "constant:9:29:1": (
+        "best's start and end are read only after a window replaced them ('' otherwise)"
+    ),
+    "constant:9:29:-1": (
+        "best's start and end are read only after a window replaced them ('' otherwise)"
+    ),
+    "constant:23:38:1": "with no window best is (inf, 0, 0), and s[0:0] is '' too",
+    "constant:23:38:-1": "with no window best is (inf, 0, 0), and s[0:0] is '' too",
+}

@@ -63,3 +63,12 @@ PERFORMANCE = [
         "3183\nccb 3183\nbca 3181\n",
     ),
 ]
+
+HIDDEN_V1 = [
+    ("2\nb a\na c\n", "a 2\nb 1\n"),
+]
+
+EQUIVALENT_MUTANTS = {
+    "compare:5:55:>=": "the first line ends with a newline, so the split has two parts",
+    "constant:5:55:0": "the first line ends with a newline, so the split has two parts",
+}

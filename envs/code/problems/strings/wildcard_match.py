@@ -61,3 +61,8 @@ HIDDEN = [
 PERFORMANCE = [
     ("matches('a' * 300 + 'b', 'a*' * 20 + 'a*c')", False),
 ]
+
+HIDDEN_V1 = [
+    ("matches('abc', '.*')", True),
+    ("matches('aaa', 'a*')", True),
+]

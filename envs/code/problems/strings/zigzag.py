@@ -53,3 +53,10 @@ HIDDEN = [
 PERFORMANCE = [
     ("zigzag('abcdefghij' * 40000, 7)[:30]", "acegiacegiacegiacegiacegiacegi"),
 ]
+
+EQUIVALENT_MUTANTS = {
+    "compare:2:28:>": "with rows == len(s) every character gets its own row, read back in order",
+    "bound:4:31:+1": "an extra row stays empty",
+    "constant:5:19:2": "row 0 sets step to 1 before it is used",
+    "constant:5:19:0": "row 0 sets step to 1 before it is used",
+}
