@@ -7,6 +7,7 @@ import ast
 import asyncio
 
 import pytest
+
 from palaestra.envs.code import problems
 from palaestra.envs.code.mutation import (
     EQUIVALENT,

@@ -12,10 +12,9 @@ from collections import Counter
 
 import pytest
 
+import palaestra
 from palaestra.envs.code import problems
 from palaestra.envs.code.judge import ajudge, judge, judge_many
-
-import palaestra
 
 # Problems are built (their large inputs generated) when a test needs them, not at collection.
 IDS = [entry.id for entry in problems.index()]
