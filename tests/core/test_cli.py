@@ -15,6 +15,18 @@ from palaestra.cli import _typed_action, app
 runner = CliRunner()
 
 
+def _play(script, subprocess_env, *args):
+    """`palaestra play ...` in a wide, plain terminal (no line wrapping in what we expect)."""
+    return pexpect.spawn(
+        script,
+        ["play", *args],
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 200),
+        env=subprocess_env(TERM="dumb"),
+    )
+
+
 def flat(text: str) -> str:
     """The output with line wrapping undone."""
     return " ".join(text.split())
@@ -71,14 +83,7 @@ def test_demo_plays_every_env_with_its_oracle():
 
 @pytest.mark.timeout(120)
 def test_play_in_a_terminal(palaestra_script, subprocess_env):
-    child = pexpect.spawn(
-        palaestra_script,
-        ["play", "GuessNumber-v0", "--seed", "3"],
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 200),
-        env=subprocess_env(TERM="dumb"),
-    )
+    child = _play(palaestra_script, subprocess_env, "GuessNumber-v0", "--seed", "3")
     child.expect("from 1 to 64")
     child.expect("you> ")
     child.sendline("no idea")
@@ -105,13 +110,7 @@ def test_play_in_a_terminal(palaestra_script, subprocess_env):
 
 @pytest.mark.timeout(60)
 def test_play_shows_the_board_and_quits(palaestra_script, subprocess_env):
-    child = pexpect.spawn(
-        palaestra_script,
-        ["play", "GuessNumber-v0", "--seed", "1"],
-        encoding="utf-8",
-        timeout=30,
-        env=subprocess_env(TERM="dumb"),
-    )
+    child = _play(palaestra_script, subprocess_env, "GuessNumber-v0", "--seed", "1")
     child.expect("you> ")
     child.sendline(":board")
     child.expect(re.escape("Secret in [1, 64]; 0/7 guesses used."))
@@ -125,13 +124,7 @@ def test_play_shows_the_board_and_quits(palaestra_script, subprocess_env):
 
 @pytest.mark.timeout(60)
 def test_play_ends_cleanly_at_end_of_input(palaestra_script, subprocess_env):
-    child = pexpect.spawn(
-        palaestra_script,
-        ["play", "Arithmetic-v0", "--seed", "1"],
-        encoding="utf-8",
-        timeout=30,
-        env=subprocess_env(TERM="dumb"),
-    )
+    child = _play(palaestra_script, subprocess_env, "Arithmetic-v0", "--seed", "1")
     child.expect("you> ")
     child.sendeof()
     child.expect("bye")
@@ -203,14 +196,7 @@ def test_demo_says_why_an_env_failed_and_goes_on(registered):
 
 @pytest.mark.timeout(60)
 def test_play_names_its_seed_and_wraps_a_bare_move(palaestra_script, subprocess_env):
-    child = pexpect.spawn(
-        palaestra_script,
-        ["play", "GuessNumber-v0", "--arg", "level=1"],
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 200),
-        env=subprocess_env(TERM="dumb"),
-    )
+    child = _play(palaestra_script, subprocess_env, "GuessNumber-v0", "--arg", "level=1")
     child.expect(r"\(seed (\S+)\)")
     seed = child.match.group(1)
     assert seed.isdigit(), f"the seed shown is {seed!r}"
@@ -264,14 +250,7 @@ def test_a_bare_reply_is_wrapped_in_the_tag_the_env_reads(env_id):
 
 @pytest.mark.timeout(60)
 def test_play_a_single_turn_task_with_a_bare_answer(palaestra_script, subprocess_env):
-    child = pexpect.spawn(
-        palaestra_script,
-        ["play", "Arithmetic-v0", "--seed", "2"],
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 200),
-        env=subprocess_env(TERM="dumb"),
-    )
+    child = _play(palaestra_script, subprocess_env, "Arithmetic-v0", "--seed", "2")
     child.expect("you> ")
     child.sendline(":hint")
     child.expect(r"oracle: <answer>(-?\d+)</answer>")
