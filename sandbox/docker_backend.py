@@ -175,6 +175,34 @@ class _Container:
             pass
 
 
+def _share_one_socket_pool(client: Any) -> None:
+    """Makes a client's Unix-socket transport keep one connection pool for every URL.
+
+    docker-py's Unix-socket adapter keys its pools by the request's full URL, so each
+    container and exec gets a pool of its own, and past 25 of them the least recently used
+    pool is closed, even while one of this backend's threads is still reading from it (the
+    request then fails inside urllib3). Every request goes to the same socket: one pool,
+    sized for the backend's threads, is what the transport needs.
+    """
+    from docker.transport import UnixHTTPAdapter
+
+    adapter = client.api.adapters.get("http+docker://")
+    if not isinstance(adapter, UnixHTTPAdapter):
+        return  # TCP or SSH transports key their pools by host already
+
+    class OnePool(UnixHTTPAdapter):
+        def get_connection(self, url: str, proxies: Any = None) -> Any:
+            return super().get_connection("http+docker://localhost", proxies)
+
+    shared = OnePool(
+        "http+unix://" + adapter.socket_path,
+        timeout=adapter.timeout,
+        max_pool_size=adapter.max_pool_size,
+    )
+    client.api.mount("http+docker://", shared)  # the session closes it with the client
+    adapter.close()
+
+
 class DockerBackend:
     """Runs requests in Docker containers (see the module's threat model).
 
@@ -232,9 +260,10 @@ class DockerBackend:
         """The Docker client, connected on first use."""
         if self._client is None:
             try:
-                self._client = self._docker.from_env()
+                self._client = self._docker.from_env(max_pool_size=self.max_concurrency + 2)
             except Exception as e:
                 raise InfrastructureError(f"cannot reach the Docker engine: {e}") from e
+            _share_one_socket_pool(self._client)
         return self._client
 
     def _check(self) -> None:

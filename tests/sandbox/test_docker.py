@@ -52,6 +52,14 @@ def test_warm_runs_reuse_a_container_and_leave_nothing_behind(single):
     assert second.stdout == b"['main.py'] [] []\n"
 
 
+def test_every_request_shares_one_socket_pool(single):
+    """docker-py keys Unix-socket pools by URL and closes the 26th: in-flight reads broke."""
+    for n in range(4):
+        assert single.run(RunRequest(code=f"print({n})", fresh=True)).stdout == f"{n}\n".encode()
+    adapter = single.client.api.adapters["http+docker://"]
+    assert len(adapter.pools) == 1
+
+
 def test_fresh_runs_get_new_containers(single, docker_engine):
     import docker
 
