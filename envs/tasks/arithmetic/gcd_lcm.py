@@ -161,6 +161,10 @@ class GcdLcmTask(Task[GcdLcmConfig]):
         value = math.gcd(*numbers) if problem.data["kind"] == "gcd" else math.lcm(*numbers)
         return Certificate(1 if value == int(problem.reference) else 0)
 
+    def alternatives(self, problem: Problem) -> list[str]:
+        """Other spellings of the one right integer: signed, with a full stop."""
+        return [f"+{problem.reference}", f"{problem.reference}."]
+
     def mutations(self, problem: Problem) -> list[str]:
         """Off by one, doubled, and the other of gcd/lcm."""
         value = int(problem.reference)

@@ -236,6 +236,10 @@ class ModularArithmeticTask(Task[ModularArithmeticConfig]):
             return Certificate(0)
         return Certificate(len(found))
 
+    def alternatives(self, problem: Problem) -> list[str]:
+        """Other spellings of the one residue in the stated range: signed, with a full stop."""
+        return [f"+{problem.reference}", f"{problem.reference}."]
+
     def mutations(self, problem: Problem) -> list[str]:
         """Off by one, and the right residue outside the stated range."""
         value = int(problem.reference)

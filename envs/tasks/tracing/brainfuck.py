@@ -299,6 +299,10 @@ class BrainfuckTask(Task[BrainfuckConfig]):
         """A second interpreter that scans for matching brackets at run time."""
         return Certificate(1 if run_scanning(problem.data["program"]) == problem.reference else 0)
 
+    def alternatives(self, problem: Problem) -> list[str]:
+        """The one printed text with blank space around it (the output itself never has any)."""
+        return [f"  {problem.reference}\n"]
+
     def mutations(self, problem: Problem) -> list[str]:
         """One character moved by one code, the last character dropped, the case flipped."""
         text = problem.reference

@@ -102,6 +102,15 @@ def test_other_correct_answers_are_accepted(problems, env_id, level):
 
 
 @pytest.mark.parametrize("env_id, level", CASES, ids=IDS)
+def test_every_family_submits_answers_other_than_its_reference(problems, env_id, level):
+    """Without them the bar above proves nothing: a family must offer other correct answers
+    (other solutions where several exist, other spellings where the answer is unique)."""
+    task, items = problems(env_id, level)
+    offered = [a for p in items for a in task.alternatives(p) if a != task.solve(p)]
+    assert offered, f"{env_id} offers no correct answer other than its reference"
+
+
+@pytest.mark.parametrize("env_id, level", CASES, ids=IDS)
 def test_one_step_mutations_score_below_one(problems, env_id, level):
     task, items = problems(env_id, level)
     for problem in items:
