@@ -8,7 +8,8 @@
         checkpoints/step-N   model, tokenizer and trainer state
         tensorboard/         TensorBoard events (``report_to`` names tensorboard)
         wandb/               the wandb run (``report_to`` names wandb)
-        reward_curve.png     the curve (``plot``)
+        reward_curve.png     the curves (``plot``)
+        report.html          the summary page (``palaestra report``)
 
 A folder that holds anything is left alone unless the run says what to do with it:
 ``resume`` continues from its newest checkpoint, ``overwrite`` deletes the files above
@@ -47,6 +48,7 @@ RUN_FILES = (
     "tensorboard",
     "wandb",
     "reward_curve.png",
+    "report.html",
     "vllm-init",
 )
 """What a run writes into its folder: what ``overwrite`` deletes."""
