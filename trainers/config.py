@@ -103,11 +103,10 @@ class TrainConfig:
         device: ``cpu``, ``cuda``, ... (empty: cuda if available, else cpu).
         threads: torch CPU threads (0: torch's default). The default is 1: on a shared
             CPU, more threads than free cores can make each step several times slower.
-        report_to: Experiment trackers that also receive every record and, at each
-            evaluation, a table of sample episodes: tensorboard, wandb, trackio,
-            comma-separated (a list works too); each needs its extra, e.g.
-            pip install "palaestra[wandb]". wandb honours WANDB_MODE=offline; trackio
-            stores locally (TRACKIO_DIR).
+        report_to: Trackers that also get every record, and a table of sample episodes at
+            each evaluation, comma-separated: tensorboard, wandb, trackio. Each needs its
+            extra (pip install "palaestra[wandb]"); wandb follows WANDB_MODE (offline: no
+            network), trackio writes to TRACKIO_DIR. In Python a list works too.
         tensorboard: The same as tensorboard in report_to (the older spelling, kept).
         plot: Write the reward curve PNG at the end.
         progress: Show a progress bar.

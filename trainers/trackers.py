@@ -200,12 +200,18 @@ class WandbTracker:
     def __init__(self, output: Path, config: dict[str, Any]):
         import wandb
 
-        self._run = wandb.init(
-            project=os.environ.get("WANDB_PROJECT") or PROJECT,
-            name=output.name,
-            dir=str(output),
-            config=config,
-        )
+        try:
+            self._run = wandb.init(
+                project=os.environ.get("WANDB_PROJECT") or PROJECT,
+                name=output.name,
+                dir=str(output),
+                config=config,
+            )
+        except wandb.errors.UsageError as e:  # e.g. online mode with no API key
+            raise RuntimeError(
+                f"wandb could not start a run: {e} Or set WANDB_MODE=offline to keep the run "
+                "on disk with no account or network (wandb sync uploads it later)."
+            ) from e
         self._namespaces: set[str] = set()
 
     def log(self, metrics: dict[str, float], step: int) -> None:

@@ -63,7 +63,8 @@ def test_train_help_lists_the_config_options():
         env={"COLUMNS": "200", "PATH": ""},
     )
     assert out.returncode == 0, out.stderr
-    for option in ("--env-id", "--estimator", "--group-size", "--arg", "--dynamic-sampling"):
+    options = ("--env-id", "--estimator", "--group-size", "--arg", "--dynamic-sampling")
+    for option in (*options, "--report-to"):
         assert option in out.stdout
 
 

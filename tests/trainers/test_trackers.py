@@ -265,3 +265,14 @@ def test_the_python_api_reports_to_wandb_and_the_tensorboard_flag(
     rows = [r for r in wandb_history(run) if "rl/step" in r]
     logged = {k: {r["rl/step"]: r[k] for r in rows if k in r} for k in rows[0] if k != "rl/step"}
     assert_rl_steps_logged(records, logged)
+
+
+def test_wandb_without_an_account_says_how_to_log_offline(tmp_path, monkeypatch):
+    from palaestra.trainers.trackers import make_tracker
+
+    for name, value in offline_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("WANDB_MODE", "online")
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)  # and HOME holds no .netrc
+    with pytest.raises(RuntimeError, match="No API key.*WANDB_MODE=offline"):
+        make_tracker("wandb", tmp_path, {})
