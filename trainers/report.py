@@ -251,8 +251,7 @@ def _episode(episode: dict[str, Any]) -> str:
     parts = episode.get("reward_parts") or []
     rewards = episode.get("turn_rewards") or []
     rows = [
-        f"<tr><td>{turn}</td><td>{_text(_number(reward))}</td>"
-        f"<td>{_text(json.dumps(part, ensure_ascii=False))}</td></tr>"
+        f"<tr><td>{turn}</td><td>{_text(_number(reward))}</td><td>{_text(_parts(part))}</td></tr>"
         for turn, (reward, part) in enumerate(zip(rewards, parts, strict=False), 1)
     ]
     turns = (
@@ -265,6 +264,12 @@ def _episode(episode: dict[str, Any]) -> str:
     why = f"<p>Error: {_text(str(episode['error']))}</p>" if episode.get("error") else ""
     messages = "".join(_message(m) for m in episode.get("messages") or [])
     return f'<div class="episode"><p>{head}</p>{why}{turns}{messages}</div>'
+
+
+def _parts(parts: Any) -> str:
+    if not isinstance(parts, dict):
+        return json.dumps(parts, ensure_ascii=False, default=repr)
+    return ", ".join(f"{name} {_number(value)}" for name, value in parts.items())
 
 
 def _message(message: Any) -> str:

@@ -95,7 +95,7 @@ def test_the_report_shows_numbers_curves_and_the_best_and_worst_episodes(tmp_pat
     # Five best (returns 1.1, 1.0, 0.9, 0.8, 0.7), then five worst (0.0, 0.1, ..., 0.4).
     seeds = [int(block.split("seed ")[1].split(",")[0]) for block in page.episodes]
     assert seeds == [111, 110, 109, 108, 107, 100, 101, 102, 103, 104]
-    assert "outcome" in page.episodes[0] and "episode 11: guess a number" in page.episodes[0]
+    assert "outcome 0.6" in page.episodes[0] and "episode 11: guess a number" in page.episodes[0]
 
 
 def test_model_and_env_text_is_shown_as_text_never_run(tmp_path):
