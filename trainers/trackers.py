@@ -265,5 +265,9 @@ class TrackioTracker:
         self._run.log({key: table}, step=step)
 
     def close(self) -> None:
-        """Finishes the run (its records are written to the local database)."""
-        self._run.finish()
+        """Finishes the run (its records are written to the local database).
+
+        Through `trackio.finish`, which also forgets the run as trackio's current one (else
+        trackio finishes it a second time at exit).
+        """
+        self._trackio.finish()
