@@ -72,7 +72,7 @@ def parse_report_to(value: str | Sequence[str]) -> list[str]:
     elif isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
         names = list(value)
     else:
-        raise TypeError(f"report_to must be a comma-separated string, got {value!r}")
+        raise TypeError(f"report_to must be a comma-separated string or a list, got {value!r}")
     out: list[str] = []
     for name in (n.strip().lower() for n in names):
         if name in ("", "none") or name in out:
