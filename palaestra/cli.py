@@ -6,6 +6,7 @@
     palaestra check ID | --all         run the conformance checker
     palaestra demo                     play every registered env with its oracle
     palaestra train [OPTIONS]          warm-start and train a policy with GRPO/PPO
+    palaestra report RUN               a training run's summary as one HTML page
 
 Env arguments are passed as ``--arg name=value`` (values are read as JSON when they
 parse, else as strings), e.g. ``palaestra play GuessNumber-v0 --arg level=5``.
@@ -372,6 +373,30 @@ def _demo_episode(env_id: str, seed: int) -> tuple[int, float, float, bool, str]
 
 def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {' '.join(str(error).split())}"
+
+
+@app.command("report")
+def report_command(
+    run: Annotated[
+        str, typer.Argument(metavar="RUN", help="The run's folder (the output_dir of train).")
+    ],
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="Where to write the page (default RUN/report.html)."),
+    ] = None,
+) -> None:
+    """Write a training run's summary as one self-contained HTML page.
+
+    The page shows the config, the final numbers, the curves and the five best and five
+    worst episodes; it loads nothing from elsewhere, so it can be sent as it is.
+    """
+    from palaestra.trainers.report import write_report
+
+    try:
+        path = write_report(run, output)
+    except (OSError, ValueError) as e:
+        _fail(str(e))
+    console.print(f"report: {path}", highlight=False, markup=False)
 
 
 def _mount_subcommands() -> None:

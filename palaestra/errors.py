@@ -61,5 +61,5 @@ def require(module: str, extra: str, purpose: str = ""):
         needed = f" for {purpose}" if purpose else ""
         raise MissingDependencyError(
             f"`{module}` is needed{needed} but is not installed. "
-            f"Install it with: pip install 'palaestra[{extra}]'"
+            f'Install it with: pip install "palaestra[{extra}]"'
         ) from e

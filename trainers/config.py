@@ -17,6 +17,8 @@ import dataclasses
 import math
 from typing import Any
 
+from palaestra.trainers.trackers import parse_report_to
+
 ALGORITHMS = ("grpo", "ppo")
 ESTIMATORS = ("grpo", "drgrpo", "rloo", "rebn", "turn_group", "gigpo", "gae")
 AGGREGATIONS = ("token_mean", "seq_mean_token_mean", "seq_sum_const")
@@ -101,7 +103,11 @@ class TrainConfig:
         device: ``cpu``, ``cuda``, ... (empty: cuda if available, else cpu).
         threads: torch CPU threads (0: torch's default). The default is 1: on a shared
             CPU, more threads than free cores can make each step several times slower.
-        tensorboard: Also write TensorBoard events (needs the tensorboard package).
+        report_to: Trackers that also get every record, and a table of sample episodes at
+            each evaluation, comma-separated: tensorboard, wandb, trackio. Each needs its
+            extra (pip install "palaestra[wandb]"); wandb follows WANDB_MODE (offline: no
+            network), trackio writes to TRACKIO_DIR. In Python a list works too.
+        tensorboard: The same as tensorboard in report_to (the older spelling, kept).
         plot: Write the reward curve PNG at the end.
         progress: Show a progress bar.
         save_episodes: Write every RL episode to episodes.jsonl.
@@ -157,6 +163,7 @@ class TrainConfig:
     rollout_backend: str = "hf"
     device: str = ""
     threads: int = 1
+    report_to: str = ""
     tensorboard: bool = False
     plot: bool = True
     progress: bool = True
@@ -169,6 +176,7 @@ class TrainConfig:
             self.env_kwargs = dict(DEMO_ENV_KWARGS.get(self.env_id, {}))
         if not isinstance(self.env_kwargs, dict):
             raise TypeError(f"env_kwargs must be a dict, got {type(self.env_kwargs).__name__}")
+        self.report_to = ",".join(parse_report_to(self.report_to))
         if not isinstance(self.stop, str):
             raise TypeError(f"stop must be a string (empty: none), got {type(self.stop).__name__}")
         self._check_choices()
@@ -251,6 +259,14 @@ class TrainConfig:
                 f"minibatch_size ({self.minibatch_size}) is larger than a rollout batch "
                 f"({self.tasks_per_step} tasks x {self.group_size} samples)"
             )
+
+    @property
+    def trackers(self) -> list[str]:
+        """The trackers the run reports to: ``report_to``, and tensorboard if ``tensorboard``."""
+        names = parse_report_to(self.report_to)
+        if self.tensorboard and "tensorboard" not in names:
+            names.insert(0, "tensorboard")
+        return names
 
     @property
     def episodes_per_step(self) -> int:

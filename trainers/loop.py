@@ -13,7 +13,8 @@ in the order it calls them:
        charges the KL in the reward if asked and turns rewards into token advantages
        (`advantages`); `update` runs ``epochs`` passes of clipped-surrogate minibatch steps
        (`losses`) with gradient accumulation and clipping;
-    3. records go to ``metrics.jsonl`` (and TensorBoard), episodes to ``episodes.jsonl``,
+    3. records go to ``metrics.jsonl`` (and the trackers of ``report_to``, with a table of
+       sample held-out episodes at each evaluation), episodes to ``episodes.jsonl``,
        checkpoints to ``checkpoints/step-N`` (`run`); ``resume=True`` continues from the
        newest.
 
@@ -91,18 +92,21 @@ def train(
     with RunLog(output, config, on_step) as log:
         if not trainer.warm_done:
             trainer.warm_up(log.write)
+            log.samples(0, trainer.eval_episodes)
         while trainer.step < config.steps:
             step = trainer.rl_step()
             log.episodes(step.episodes)
             if config.eval_every and trainer.step % config.eval_every == 0:
                 if trainer.step < config.steps:  # the last step gets the final evaluation
                     step.metrics.update(trainer.evaluate())
+                    log.samples(trainer.step, trainer.eval_episodes)
             history.append(step.metrics)
             log.write(step.metrics)
             if config.checkpoint_every and trainer.step % config.checkpoint_every == 0:
                 trainer.save()
         final = {**trainer.evaluate(), **trainer.evaluate(greedy=True)}
         log.write({"phase": "eval", "step": trainer.step, **final})
+        log.samples(trainer.step, trainer.eval_episodes)
     trainer.save()
     curve = None
     if config.plot:
@@ -182,6 +186,7 @@ class Trainer:
         self.step = 0
         self.warm_done = False
         self.warm_eval: dict[str, float] | None = None
+        self.eval_episodes: list[Any] = []  # the latest sampled evaluation's, for the trackers
         self.output = Path(config.output_dir)
         if config.rollout_backend == "vllm":
             self.policy = _vllm_policy(config, model, self.output)
@@ -276,7 +281,8 @@ class Trainer:
         """Held-out success and return on ``eval_tasks`` seeds never used in training.
 
         Every evaluation plays the same seeds with the same sampling seed, so evaluations
-        differ only by the model.
+        differ only by the model. A sampled (not greedy) evaluation keeps its episodes in
+        ``eval_episodes``.
         """
         config = self.config
         if not config.eval_tasks:
@@ -291,11 +297,10 @@ class Trainer:
                 max_tokens=config.max_tokens,
                 stop=(config.stop,) if config.stop else (),
             )
-        episodes = [
-            e
-            for e in self.rollout(seeds, 1, config.seed + 7, group_prefix="eval", **overrides)
-            if not e.mask
-        ]
+        played = self.rollout(seeds, 1, config.seed + 7, group_prefix="eval", **overrides)
+        if not greedy:
+            self.eval_episodes = played
+        episodes = [e for e in played if not e.mask]
         prefix = "eval_greedy" if greedy else "eval"
         if not episodes:
             return {f"{prefix}_success": math.nan, f"{prefix}_return": math.nan}

@@ -6,8 +6,10 @@
         metrics.jsonl        one record per warm-start step, RL step and evaluation
         episodes.jsonl       every RL episode (``save_episodes``)
         checkpoints/step-N   model, tokenizer and trainer state
-        tensorboard/         events (``tensorboard``)
-        reward_curve.png     the curve (``plot``)
+        tensorboard/         TensorBoard events (``report_to`` names tensorboard)
+        wandb/               the wandb run (``report_to`` names wandb)
+        reward_curve.png     the curves (``plot``)
+        report.html          the summary page (``palaestra report``)
 
 A folder that holds anything is left alone unless the run says what to do with it:
 ``resume`` continues from its newest checkpoint, ``overwrite`` deletes the files above
@@ -27,6 +29,13 @@ from typing import Any
 
 from palaestra.errors import require
 from palaestra.trainers.config import TrainConfig
+from palaestra.trainers.trackers import (
+    Tracker,
+    make_tracker,
+    require_tracker,
+    sample_table,
+    tracker_metrics,
+)
 
 CHECKPOINTS = "checkpoints"
 
@@ -37,7 +46,9 @@ RUN_FILES = (
     "episodes.jsonl",
     CHECKPOINTS,
     "tensorboard",
+    "wandb",
     "reward_curve.png",
+    "report.html",
     "vllm-init",
 )
 """What a run writes into its folder: what ``overwrite`` deletes."""
@@ -75,8 +86,8 @@ def check_run(config: TrainConfig) -> None:
             raise ValueError(f"device {config.device!r}: torch sees no CUDA device here")
     if config.rollout_backend == "vllm":
         require("vllm", "vllm", "rollout_backend='vllm'")
-    if config.tensorboard:
-        require("tensorboard", "tensorboard", "TensorBoard logging (--tensorboard)")
+    for tracker in config.trackers:
+        require_tracker(tracker)
 
 
 def check_output(config: TrainConfig) -> None:
@@ -148,13 +159,14 @@ def versions() -> dict[str, str | None]:
 
 
 class RunLog:
-    """A run's records: ``config.json``, ``metrics.jsonl`` (and TensorBoard), episodes.
+    """A run's records: ``config.json``, ``metrics.jsonl``, episodes, and the trackers.
 
-    Opening it writes ``config.json``; records and episodes are appended as they come.
+    Opening it writes ``config.json`` and starts the trackers ``report_to`` names
+    (`palaestra.trainers.trackers`); records and episodes are appended as they come.
 
     Args:
         output: The run's folder.
-        config: The run (``tensorboard``, ``save_episodes``).
+        config: The run (``report_to``, ``save_episodes``).
         on_step: Also called with every record, e.g. a progress bar.
     """
 
@@ -170,11 +182,9 @@ class RunLog:
         (output / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
         (output / "versions.json").write_text(json.dumps(versions(), indent=2))
         self._metrics = open(output / "metrics.jsonl", "a", encoding="utf-8")
-        self._writer = None
-        if config.tensorboard:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self._writer = SummaryWriter(str(output / "tensorboard"))
+        self.trackers: list[Tracker] = [
+            make_tracker(name, output, config.to_dict()) for name in config.trackers
+        ]
 
     def __enter__(self) -> RunLog:
         return self
@@ -186,11 +196,8 @@ class RunLog:
         """Appends one record (a warm-start step, an RL step or an evaluation)."""
         self._metrics.write(json.dumps(record, default=float) + "\n")
         self._metrics.flush()
-        if self._writer is not None:
-            step = record.get("step", 0)
-            for key, value in record.items():
-                if isinstance(value, (int, float)) and key != "step":
-                    self._writer.add_scalar(f"{record.get('phase', 'run')}/{key}", value, step)
+        for tracker in self.trackers:
+            tracker.log(tracker_metrics(record), record.get("step", 0))
         if self.on_step is not None:
             self.on_step(record)
 
@@ -203,8 +210,16 @@ class RunLog:
                 handle.write(json.dumps(episode.to_dict(), ensure_ascii=False, default=repr))
                 handle.write("\n")
 
+    def samples(self, step: int, episodes: Sequence[Any]) -> None:
+        """Sends an evaluation's sample episodes to the trackers as a table (``eval/samples``)."""
+        if not self.trackers or not episodes:
+            return
+        rows = sample_table(episodes, step)
+        for tracker in self.trackers:
+            tracker.table("eval/samples", rows, step)
+
     def close(self) -> None:
-        """Closes the files."""
+        """Closes the files and ends the trackers' runs."""
         self._metrics.close()
-        if self._writer is not None:
-            self._writer.close()
+        for tracker in self.trackers:
+            tracker.close()

@@ -2,7 +2,7 @@
 
 What needs a Lean toolchain: compiling the proof. Palaestra looks for one in this order:
 
-* ``backend="lean_dojo"``: lean-dojo (``pip install 'palaestra[lean]'``), which needs elan, a
+* ``backend="lean_dojo"``: lean-dojo (``pip install "palaestra[lean]"``), which needs elan, a
   Lean repository it can trace and network access the first time; the reference is then a
   mapping ``{"repo": url, "commit": sha, "file": path, "theorem": full_name}`` and the
   completion's proof is run as one tactic block in that theorem's context.

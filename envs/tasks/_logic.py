@@ -214,6 +214,6 @@ def z3_module():
         import z3  # noqa: PLC0415
     except ImportError as e:
         raise ImportError(
-            "certifying this family needs z3-solver: pip install 'palaestra[dev]' (or z3-solver)"
+            'certifying this family needs z3-solver: pip install "palaestra[dev]" (or z3-solver)'
         ) from e
     return z3

@@ -58,7 +58,7 @@ VLLM_GPU_MARKS = (
     pytest.mark.gpu,
     pytest.mark.skipif(
         not HAS_VLLM,
-        reason="vllm is not installed here (pip install 'palaestra[vllm]' on a machine with a "
+        reason='vllm is not installed here (pip install "palaestra[vllm]" on a machine with a '
         "CUDA GPU to run the vLLM engine tests)",
     ),
     # torch is imported for this check only where vLLM is installed.

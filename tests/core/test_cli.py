@@ -179,7 +179,7 @@ class _WrongOracleEnv(palaestra.Env):
 
 
 def _missing_extra(**kwargs):
-    message = "needs math-verify: pip install 'palaestra[math]'"
+    message = 'needs math-verify: pip install "palaestra[math]"'
     raise palaestra.errors.MissingDependencyError(message)
 
 

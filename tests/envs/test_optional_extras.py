@@ -17,4 +17,4 @@ def test_a_missing_module_names_its_extra(monkeypatch, env_id, module, extra):
     env.reset(seed=1)
     *_, info = env.step(env.unwrapped.oracle_action())
     assert info["status"] == "error" and info["mask"]
-    assert f"pip install 'palaestra[{extra}]'" in info["verdict"].reason, info["verdict"].reason
+    assert f'pip install "palaestra[{extra}]"' in info["verdict"].reason, info["verdict"].reason

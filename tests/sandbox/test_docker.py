@@ -150,7 +150,7 @@ def test_without_the_docker_package(tmp_path):
         timeout=60,
         env={**os.environ, "PYTHONPATH": ""},
     )
-    assert "pip install 'palaestra[docker]'" in done.stdout, done.stderr
+    assert 'pip install "palaestra[docker]"' in done.stdout, done.stderr
 
 
 def test_docker_available_reports_the_engine_and_image(docker_engine):

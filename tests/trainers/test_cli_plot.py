@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from palaestra.trainers.config import TrainConfig, field_help
-from palaestra.trainers.plot import render_lines, run_series, write_png
+from palaestra.trainers.plot import plot_run, render_panels, run_panels, write_png
 
 
 def test_every_config_field_has_help():
@@ -63,29 +63,84 @@ def test_train_help_lists_the_config_options():
         env={"COLUMNS": "200", "PATH": ""},
     )
     assert out.returncode == 0, out.stderr
-    for option in ("--env-id", "--estimator", "--group-size", "--arg", "--dynamic-sampling"):
+    options = ("--env-id", "--estimator", "--group-size", "--arg", "--dynamic-sampling")
+    for option in (*options, "--report-to"):
         assert option in out.stdout
 
 
-def test_png_writer_makes_a_valid_png(tmp_path):
-    records = [
-        {"phase": "eval", "step": 0, "eval_success": 0.2},
-        {"phase": "rl", "step": 1, "reward": 0.1, "success": 0.3},
-        {"phase": "rl", "step": 2, "reward": 0.4, "success": 0.5},
-        {"phase": "eval", "step": 2, "eval_success": 0.6},
+RECORDS = [
+    {"phase": "warmup", "step": 1, "sft_loss": 2.0},
+    {"phase": "eval", "step": 0, "eval_success": 0.2, "eval_greedy_success": 0.0},
+    {"phase": "rl", "step": 1, "reward": 0.1, "success": 0.3, "reward/format": -0.2},
+    {"phase": "rl", "step": 2, "reward": 0.4, "success": 0.5, "reward/outcome": 0.5},
+    {"phase": "rl", "step": 3, "reward": 0.6, "success": 0.7, "eval_success": 0.6},
+    {"phase": "eval", "step": 3, "eval_success": 0.6, "eval_greedy_success": 0.75},
+]
+
+
+def test_run_panels_hold_reward_parts_and_held_out_success():
+    assert run_panels(RECORDS) == [
+        (
+            "reward and success",
+            [
+                ("train reward", [1, 2, 3], [0.1, 0.4, 0.6]),
+                ("train success", [1, 2, 3], [0.3, 0.5, 0.7]),
+            ],
+        ),
+        (
+            "reward parts",
+            [("format", [1, 2, 3], [-0.2, 0.0, 0.0]), ("outcome", [1, 2, 3], [0.0, 0.5, 0.0])],
+        ),
+        (
+            "held-out success",
+            [
+                ("held-out success (sampled)", [0, 3, 3], [0.2, 0.6, 0.6]),
+                ("held-out success (greedy)", [0, 3], [0.0, 0.75]),
+            ],
+        ),
     ]
-    series = run_series(records)
-    assert [name for name, _, _ in series] == ["train reward", "train success", "held-out success"]
-    width, height, pixels = render_lines(series, 64, 40, 4)
+    # A run without reward parts or evaluations draws only what it has.
+    assert [heading for heading, _ in run_panels(RECORDS[2:4])] == [
+        "reward and success",
+        "reward parts",
+    ]
+
+
+def png_size(path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.mark.parametrize("with_matplotlib", [True, False])
+def test_the_plot_has_one_panel_per_kind_of_curve(tmp_path, monkeypatch, with_matplotlib):
+    if not with_matplotlib:
+        monkeypatch.setitem(sys.modules, "matplotlib", None)  # the built-in writer
+    metrics = tmp_path / "metrics.jsonl"
+    sizes = []
+    training_only = [{"phase": "rl", "step": 1, "reward": 0.1, "success": 0.3}]
+    for records in (training_only, RECORDS):  # one panel, then three
+        metrics.write_text("".join(json.dumps(r) + "\n" for r in records))
+        sizes.append(png_size(plot_run(metrics, tmp_path / "curve.png", title="a run")))
+    (width_one, one), (width_three, three) = sizes
+    assert width_one == width_three
+    assert three > 2 * one  # three stacked panels
+    if not with_matplotlib:
+        assert sizes == [(640, 220), (640, 660)]
+
+
+def test_png_writer_makes_a_valid_png(tmp_path):
+    width, height, pixels = render_panels(run_panels(RECORDS), 64, 40)
     path = tmp_path / "curve.png"
     write_png(path, width, height, pixels)
     data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", data[16:24]) == (64, 40)
+    assert png_size(path) == (64, 120)
     length = struct.unpack(">I", data[33:37])[0]
     raw = zlib.decompress(data[41 : 41 + length])
-    assert len(raw) == 40 * (1 + 64 * 3)
-    assert raw.count(b"\xff") < len(raw) - 40  # something besides white was drawn
+    assert len(raw) == 120 * (1 + 64 * 3)
+    for panel in range(3):  # each panel drew something besides white
+        rows = raw[panel * 40 * (1 + 64 * 3) : (panel + 1) * 40 * (1 + 64 * 3)]
+        assert rows.count(b"\xff") < len(rows) - 40
 
 
 @pytest.mark.slow

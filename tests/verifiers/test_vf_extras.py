@@ -44,7 +44,7 @@ def test_a_missing_module_names_its_extra(monkeypatch, module, extra, check):
     block(monkeypatch, module)
     verdict = check()
     assert verdict.status.value == "error" and verdict.mask
-    assert f"pip install 'palaestra[{extra}]'" in verdict.reason, verdict.reason
+    assert f'pip install "palaestra[{extra}]"' in verdict.reason, verdict.reason
 
 
 LIGHT_INSTALL = """
@@ -80,5 +80,5 @@ def test_a_light_install_names_the_extra(tmp_path, subprocess_env, module, case,
     assert done.returncode == 0, done.stderr
     missing, settled = json.loads(done.stdout.strip().splitlines()[-1])
     assert missing["status"] == "error" and missing["mask"]
-    assert f"pip install 'palaestra[{extra}]'" in missing["reason"], missing["reason"]
+    assert f'pip install "palaestra[{extra}]"' in missing["reason"], missing["reason"]
     assert settled["status"] == "correct"

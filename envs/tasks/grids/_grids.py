@@ -773,7 +773,7 @@ def z3_count(build: Callable[[Any], tuple[Any, Sequence[Any]]], cap: int = 2) ->
         import z3  # noqa: PLC0415  (optional, and slow to import)
     except ImportError as e:
         raise ImportError(
-            "certifying this family needs z3-solver: pip install 'palaestra[dev]' (or z3-solver)"
+            'certifying this family needs z3-solver: pip install "palaestra[dev]" (or z3-solver)'
         ) from e
     solver, variables = build(z3)
     count = 0

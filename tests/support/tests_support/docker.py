@@ -15,7 +15,7 @@ def docker_ping() -> str | None:
     try:
         import docker
     except ImportError:
-        return "the docker package is not installed (pip install 'palaestra[docker]')"
+        return 'the docker package is not installed (pip install "palaestra[docker]")'
     try:
         docker.from_env().ping()
         return None
