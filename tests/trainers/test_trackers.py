@@ -267,12 +267,21 @@ def test_the_python_api_reports_to_wandb_and_the_tensorboard_flag(
     assert_rl_steps_logged(records, logged)
 
 
-def test_wandb_without_an_account_says_how_to_log_offline(tmp_path, monkeypatch):
-    from palaestra.trainers.trackers import make_tracker
+def test_wandb_without_an_account_says_how_to_log_offline(tmp_path):
+    # A fresh interpreter: wandb keeps the settings of an earlier run in the process.
+    import os
 
-    for name, value in offline_env(tmp_path).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("WANDB_MODE", "online")
-    monkeypatch.delenv("WANDB_API_KEY", raising=False)  # and HOME holds no .netrc
-    with pytest.raises(RuntimeError, match="No API key.*WANDB_MODE=offline"):
-        make_tracker("wandb", tmp_path, {})
+    env = {**os.environ, **offline_env(tmp_path), "WANDB_MODE": "online"}
+    env.pop("WANDB_API_KEY", None)  # and HOME holds no .netrc
+    code = (
+        "from pathlib import Path\n"
+        "from palaestra.trainers.trackers import make_tracker\n"
+        "try:\n"
+        f"    make_tracker('wandb', Path({str(tmp_path)!r}), {{}})\n"
+        "except RuntimeError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert re.search(r"No API key.*WANDB_MODE=offline", out.stdout, re.S), out.stdout + out.stderr
