@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,10 @@ def trained_runs(tmp_path_factory) -> list[Path]:
             seed=3,
         )
         model = tiny_model(tokenizer, num_hidden_layers=1, hidden_size=64, intermediate_size=128)
-        train(config, model=model, tokenizer=tokenizer)
+        # In a thread of its own: the rollout engine runs its own event loop, and a session's
+        # browser (Playwright's sync API) may already run one in this thread.
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(train, config, model=model, tokenizer=tokenizer).result()
         folders.append(folder)
     return folders
 

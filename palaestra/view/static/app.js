@@ -412,6 +412,10 @@ function partsTable(episode) {
         fmt(episode.reward))));
 }
 
+function logprob(value) {
+  return typeof value === "number" ? value.toFixed(4) : "–";
+}
+
 function tokensView(tokens) {
   const spans = tokens.ids.map((id, i) => {
     const inCompletion = i >= tokens.prompt_length;
@@ -420,7 +424,7 @@ function tokensView(tokens) {
     const kind = sampled ? "sampled" : inCompletion ? "env" : "prompt";
     const text = tokens.text ? tokens.text[i] : `[${id}]`;
     const title = sampled
-      ? `token ${i} · id ${id} · sampled · log-prob ${fmt(tokens.logprobs[j])}`
+      ? `token ${i} · id ${id} · sampled · log-prob ${logprob(tokens.logprobs[j])}`
       : `token ${i} · id ${id} · ${inCompletion ? "env, tool or template" : "prompt"}: not trained on`;
     return el("span", {class: `tok ${kind}`, title}, text === "" ? "∅" : text);
   });
