@@ -33,6 +33,11 @@ SHOWN_CHARS = 20_000
 
 RUN_FILES = ("config.json", "metrics.jsonl", "episodes.jsonl")
 
+_BLOCK = 1024
+"""How many candidate lines a text search reads at once (and rejects at once without a hit)."""
+_BLOCK_BYTES = 32 * 2**20
+"""The most bytes read at once for a block of candidates."""
+
 # The trainer names its groups "{step index}.{round}.{task}:{seed}", the step index counting
 # from 0 while metrics.jsonl counts RL steps from 1.
 _GROUP_STEP = re.compile(r"^(\d+)\.\d+\.\d+:")
@@ -198,10 +203,10 @@ class EpisodeIndex:
 
     def _add(self, offset: int, line: bytes) -> None:
         try:
-            record = json.loads(line)
+            record, sampled = _parse_without_tokens(line)
             if not isinstance(record, dict):
                 raise ValueError("not an object")
-            row = _filter_fields(record)
+            row = _filter_fields(record, sampled)
         except (ValueError, TypeError) as e:
             self.notes.append(f"episodes.jsonl line {self._lines} is not an episode ({e}); skipped")
             return
@@ -274,16 +279,37 @@ class EpisodeIndex:
             raw = None
         found: list[int] = []
         with open(self.path, "rb") as handle:
-            for position in candidates:
+            for block in np.array_split(candidates, max(1, len(candidates) // _BLOCK)):
                 if len(found) > offset + limit:
                     break
-                line = self._read(handle, int(position))
-                if raw is not None and raw not in line.lower():
+                if not len(block):
                     continue
-                if needle in searchable_text(line):
-                    found.append(int(position))
+                if raw is not None:
+                    together = self._read_block(handle, block)
+                    if together is not None and raw not in together.lower():
+                        continue  # one read rejects a thousand lines
+                for position in block.tolist():
+                    if len(found) > offset + limit:
+                        break
+                    line = self._read(handle, position)
+                    if (raw is None or raw in line.lower()) and needle in searchable_text(line):
+                        found.append(position)
         exact = len(found) <= offset + limit
         return Page([self.row(i) for i in found[offset : offset + limit]], len(found), exact)
+
+    def _read_block(self, handle: Any, block: np.ndarray) -> bytes | None:
+        """The bytes from the first line of ``block`` to the end of its last.
+
+        None where the lines lie too far apart (a filter kept few of them): they are then
+        read one by one.
+        """
+        start = self._fields["offset"][int(block[0])]
+        last = int(block[-1])
+        size = self._fields["offset"][last] + self._fields["length"][last] - start
+        if size > _BLOCK_BYTES:
+            return None
+        handle.seek(start)
+        return handle.read(size)
 
     def _read(self, handle: Any, position: int) -> bytes:
         handle.seek(self._fields["offset"][position])
@@ -341,8 +367,30 @@ _FIELDS: dict[str, Any] = {
 }
 
 
-def _filter_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """The fields the list filters on, from one episode record."""
+# The token arrays are most of a line and none of what the filters need: they are cut out
+# before parsing. They hold numbers only, so no "]" ends one early, and a quoted key followed
+# by a colon cannot sit inside a JSON string (its quotes would be escaped there).
+_TOKEN_ARRAY = re.compile(rb'"(prompt_ids|completion_ids|loss_mask|logprobs)"\s*:\s*(\[[^\]]*\])')
+_ZEROS_AND_ONES = re.compile(rb"\[[01,\s]*\]")
+
+
+def _parse_without_tokens(line: bytes) -> tuple[Any, int]:
+    """One line parsed without its token arrays, and the number of 1s of its loss mask."""
+    sampled = 0
+
+    def cut(match: re.Match[bytes]) -> bytes:
+        nonlocal sampled
+        if match.group(1) == b"loss_mask":
+            values = match.group(2)
+            fast = _ZEROS_AND_ONES.fullmatch(values)
+            sampled = values.count(b"1") if fast else int(sum(json.loads(values)))
+        return b'"' + match.group(1) + b'": []'
+
+    return json.loads(_TOKEN_ARRAY.sub(cut, line)), sampled
+
+
+def _filter_fields(record: dict[str, Any], sampled: int) -> dict[str, Any]:
+    """The fields the list filters on, from one episode record (``sampled``: mask 1s)."""
     rewards = record.get("turn_rewards") or []
     success = record.get("success")
     return {
@@ -353,7 +401,7 @@ def _filter_fields(record: dict[str, Any]) -> dict[str, Any]:
         "success": -1 if success is None else int(bool(success)),
         "reward": float(sum(float(r) for r in rewards)),
         "turns": len(record.get("turn_spans") or rewards),
-        "sampled_tokens": int(sum(record.get("loss_mask") or [])),
+        "sampled_tokens": sampled,
     }
 
 

@@ -279,3 +279,29 @@ def test_a_trained_run_reads_whole_with_token_text(trained_runs):
     )
     turns = [m["content"] for m in shown["messages"] if m["role"] == "assistant"]
     assert sampled.replace("\ufffd", "") == "".join(turns).replace("\ufffd", "")
+
+
+@pytest.mark.parametrize("block, block_bytes", [(4, 1 << 30), (4, 1), (1024, 1 << 30)])
+def test_a_text_search_finds_the_same_lines_however_it_reads_them(
+    tmp_path, monkeypatch, block, block_bytes
+):
+    import palaestra.view.runs as runs
+
+    monkeypatch.setattr(runs, "_BLOCK", block)
+    monkeypatch.setattr(runs, "_BLOCK_BYTES", block_bytes)
+    records = varied_episodes(120)
+    run = RunFolder(write_run(tmp_path / "run", episodes=records))
+    for filters in [Filters(text="needle"), Filters(text="needle", env="Wordle-v0")]:
+        assert [r["index"] for r in run.episodes.page(filters, limit=1000).rows] == expected(
+            records, filters
+        )
+
+
+def test_token_arrays_written_inside_a_message_do_not_confuse_the_index(tmp_path):
+    trick = 'see "loss_mask": [1, 1, 1, 1] and "prompt_ids": [9]'
+    records = [episode(0, content=trick), {**episode(1), "loss_mask": [1, 2, 0]}]
+    run = RunFolder(write_run(tmp_path / "run", episodes=records))
+    rows = run.episodes.page(Filters()).rows
+    assert [r["sampled_tokens"] for r in rows] == [5, 3]
+    assert [r["index"] for r in run.episodes.page(Filters(text=trick)).rows] == [0]
+    assert run.episode(0)["messages"][3]["content"] == trick
