@@ -195,3 +195,29 @@ def test_an_exported_copy_opens_from_disk(
         assert HOSTILE in page.locator("#conversation").inner_text()
         assert page.evaluate("window.__ran") is None
 
+
+
+def test_tool_calls_and_their_outputs_show_in_the_conversation(page, serve, synthetic_run):
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "python", "arguments": '{"code": "print(6 * 7)"}'},
+    }
+    messages = [
+        {"role": "system", "content": "You can run Python."},
+        {"role": "user", "content": "What is 6 * 7?"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "python", "content": "42\n"},
+        {"role": "assistant", "content": "<answer>42</answer>"},
+    ]
+    url = serve(synthetic_run(episodes=[episode(0, messages=messages)]))
+    open_page(page, url + "#/episode/0/0")
+    assert page.locator(".message").count() == 5
+    shown_call = page.locator(".message.role-assistant .tool-call")
+    assert shown_call.locator("b").inner_text() == "tool call python"
+    assert shown_call.locator("pre").inner_text() == '{"code": "print(6 * 7)"}'
+    tool = page.locator(".message.role-tool")
+    assert "python · call_1" in tool.locator("header").inner_text()
+    assert tool.locator("pre.content").inner_text() == "42\n"
+    headers = page.locator(".message.role-assistant header").all_inner_texts()
+    assert [h.split("\n")[1] for h in headers] == ["turn 1", "turn 2"]

@@ -143,3 +143,14 @@ def test_view_is_imported_only_by_its_command():
     code = "import palaestra, palaestra.cli, sys; print('starlette' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the display check differs off Linux")
+def test_the_browser_opens_only_where_linux_has_a_display(monkeypatch):
+    from palaestra.view.server import has_display
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert not has_display()
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert has_display()
