@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from palaestra.view.runs import Filters, RunFolder, searchable_text
+from palaestra.view.runs import Filters, RunFolder, finite_json, searchable_text
 from palaestra.view.server import static_folder
 
 DATA_MARK = "<!-- data -->"
@@ -75,7 +75,9 @@ def export(runs: list[RunFolder], target: str | Path) -> Path:
 
 
 def _write_script(path: Path, function: str, arguments: list[Any]) -> None:
-    text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(
+        finite_json(arguments), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
     # "<" escaped keeps "</script>" and "<!--" in a completion from ending the script, and
     # U+2028/9 are line ends in older JavaScript, though legal inside JSON strings.
     text = text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

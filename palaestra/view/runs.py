@@ -646,6 +646,17 @@ def _mask_reason(record: dict[str, Any]) -> str:
     )
 
 
+def finite_json(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by None (strict JSON has neither)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_json(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value
+
+
 def _is_plain(value: Any) -> bool:
     return value is None or isinstance(value, (str, bool)) or _finite(value) is not None
 

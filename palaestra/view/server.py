@@ -25,7 +25,7 @@ from importlib import resources
 from typing import Any
 
 from palaestra.errors import require
-from palaestra.view.runs import Filters, RunFolder
+from palaestra.view.runs import Filters, RunFolder, finite_json
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -50,6 +50,12 @@ def make_app(runs: list[RunFolder]) -> Any:
 
     static = str(static_folder())
 
+    class JSON(JSONResponse):
+        """Strict JSON: a NaN a run wrote (a reward, a log-prob) is sent as null."""
+
+        def render(self, content: Any) -> bytes:
+            return super().render(finite_json(content))
+
     def run_of(request: Request) -> RunFolder:
         try:
             return runs[int(request.path_params["run"])]
@@ -70,7 +76,7 @@ def make_app(runs: list[RunFolder]) -> Any:
         return FileResponse(os.path.join(static, "index.html"))
 
     def run_list(request: Request) -> Response:
-        return JSONResponse({"runs": [run.summary() for run in runs]})
+        return JSON({"runs": [run.summary() for run in runs]})
 
     def episodes(request: Request) -> Response:
         run = run_of(request)
@@ -80,8 +86,8 @@ def make_app(runs: list[RunFolder]) -> Any:
             limit = int(query.pop("limit", 50) or 50)
             result = run.episodes.page(Filters.from_query(query), offset, limit)
         except ValueError as e:
-            return JSONResponse({"error": str(e)}, status_code=400)
-        return JSONResponse(
+            return JSON({"error": str(e)}, status_code=400)
+        return JSON(
             {
                 "rows": result.rows,
                 "total": result.total,
@@ -92,7 +98,7 @@ def make_app(runs: list[RunFolder]) -> Any:
 
     def episode(request: Request) -> Response:
         run = run_of(request)
-        return JSONResponse(run.episode(index_of(request, run)))
+        return JSON(run.episode(index_of(request, run)))
 
     def raw(request: Request) -> Response:
         run = run_of(request)
@@ -100,7 +106,7 @@ def make_app(runs: list[RunFolder]) -> Any:
         return Response(line, media_type="application/json")
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        return JSON({"error": exc.detail}, status_code=exc.status_code)
 
     app = Starlette(
         routes=[

@@ -154,3 +154,18 @@ def test_the_browser_opens_only_where_linux_has_a_display(monkeypatch):
     assert not has_display()
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
     assert has_display()
+
+
+def test_non_finite_numbers_a_run_wrote_are_sent_as_null(synthetic_run, serve, tmp_path):
+    from palaestra.view.export import export
+
+    record = episode(0, turn_rewards=[float("nan"), 1.0], seconds=float("inf"))
+    folder = synthetic_run(episodes=[record])
+    url = serve(folder)
+    (row,) = httpx.get(url + "api/runs/0/episodes").json()["rows"]
+    assert row["reward"] is None
+    shown = httpx.get(url + "api/runs/0/episodes/0").json()
+    assert shown["turn_rewards"] == [None, 1.0] and shown["seconds"] is None
+    export(open_runs([folder]), tmp_path / "copy")
+    data = (tmp_path / "copy" / "data" / "0" / "0.js").read_text()
+    assert '"turn_rewards":[null,1.0]' in data and "NaN" not in data
