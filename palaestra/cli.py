@@ -398,7 +398,11 @@ def view_command(
             from palaestra.view.export import export as write_copy
 
             page = write_copy(folders, export)
-            console.print(f"wrote {escape(str(page))} (open it in a browser)", highlight=False)
+            console.print(
+                f"wrote {escape(str(page))} (open it in a browser)",
+                soft_wrap=True,
+                highlight=False,
+            )
             return
         from palaestra.view.server import serve
 

@@ -117,7 +117,7 @@ def test_export_writes_a_copy_whose_data_cannot_close_its_script(
         timeout=60,
         check=True,
     )
-    assert "index.html" in result.stdout
+    assert result.stdout == f"wrote {target / 'index.html'} (open it in a browser)\n"
     files = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
     assert files == [
         "data/0/0.js",
