@@ -241,9 +241,9 @@ class EpisodeIndex:
             keep = np.ones(len(self), dtype=bool)
             if filters.env is not None:
                 keep &= self._array("env") == _code(self.envs, filters.env)
-            step = self._array("step")
+            step = self._array("step")  # -1, an unknown step, passes no step filter
             if filters.step_min is not None:
-                keep &= step >= filters.step_min
+                keep &= (step >= filters.step_min) & (step >= 0)
             if filters.step_max is not None:
                 keep &= (step <= filters.step_max) & (step >= 0)
             if filters.status == "masked":

@@ -122,6 +122,7 @@ def test_the_step_comes_from_the_record_or_the_trainers_group_id(tmp_path):
     run = RunFolder(write_run(tmp_path / "run", episodes=records))
     assert [row["step"] for row in run.episodes.page(Filters()).rows] == [5, 9, None]
     assert [r["index"] for r in run.episodes.page(Filters(step_max=100)).rows] == [0, 1]
+    assert [r["index"] for r in run.episodes.page(Filters(step_min=0)).rows] == [0, 1]
 
 
 @pytest.mark.parametrize(

@@ -57,6 +57,15 @@ def test_pages_are_served_with_a_policy_that_runs_only_the_apps_script(synthetic
     assert not re.search(r"\.(inner|outer)HTML\s*=|insertAdjacentHTML|document\.write", script)
 
 
+def test_a_missing_web_stack_names_the_extra_to_install(synthetic_run, monkeypatch):
+    from palaestra.errors import MissingDependencyError
+    from palaestra.view.server import make_app
+
+    monkeypatch.setitem(sys.modules, "starlette", None)  # what an absent package looks like
+    with pytest.raises(MissingDependencyError, match=r"pip install 'palaestra\[view\]'"):
+        make_app(open_runs([synthetic_run()]))
+
+
 def test_a_busy_port_is_an_error_that_names_it(synthetic_run):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

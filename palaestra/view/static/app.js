@@ -85,22 +85,20 @@ async function loadRuns() {
   return (await getJSON("api/runs")).runs;
 }
 
+// The server's filters (palaestra/view/runs.py), for an exported copy: an unknown step or
+// return never passes a filter on it.
 function matches(row, f) {
+  const given = name => f[name] !== "" && f[name] !== undefined;
   if (f.env && row.env_id !== f.env) return false;
-  if (f.step_min !== "" && f.step_min !== undefined && !(row.step >= Number(f.step_min))) {
-    return false;
-  }
-  if (f.step_max !== "" && f.step_max !== undefined &&
-      !(row.step !== null && row.step <= Number(f.step_max))) return false;
+  if ((given("step_min") || given("step_max")) && row.step === null) return false;
+  if (given("step_min") && row.step < Number(f.step_min)) return false;
+  if (given("step_max") && row.step > Number(f.step_max)) return false;
   if (f.status === "masked" && !row.mask) return false;
   if (f.status && f.status !== "masked" && row.status !== f.status) return false;
   if (f.success && row.success !== (f.success === "true")) return false;
-  if (f.reward_min !== "" && f.reward_min !== undefined && row.reward < Number(f.reward_min)) {
-    return false;
-  }
-  if (f.reward_max !== "" && f.reward_max !== undefined && row.reward > Number(f.reward_max)) {
-    return false;
-  }
+  if ((given("reward_min") || given("reward_max")) && row.reward === null) return false;
+  if (given("reward_min") && row.reward < Number(f.reward_min)) return false;
+  if (given("reward_max") && row.reward > Number(f.reward_max)) return false;
   if (f.text && !row.text.includes(f.text.toLowerCase())) return false;
   return true;
 }
