@@ -40,6 +40,9 @@ setup(
     cmdclass={"build_py": BuildWithCatalogue},
     packages=packages,
     package_dir=ROOTS,
-    package_data={"": ["*.yaml", "*.json", "*.jsonl", "*.txt", "*.jinja", "data/**/*"]},
+    package_data={
+        "": ["*.yaml", "*.json", "*.jsonl", "*.txt", "*.jinja", "data/**/*"],
+        "palaestra.view": ["static/*"],
+    },
     include_package_data=True,
 )

@@ -7,6 +7,7 @@
     palaestra demo                     play every registered env with its oracle
     palaestra train [OPTIONS]          warm-start and train a policy with GRPO/PPO
     palaestra report RUN               a training run's summary as one HTML page
+    palaestra view RUN [RUN2]          browse a run's plots and episodes (--export DIR: a copy)
 
 Env arguments are passed as ``--arg name=value`` (values are read as JSON when they
 parse, else as strings), e.g. ``palaestra play GuessNumber-v0 --arg level=5``.
@@ -369,6 +370,46 @@ def _demo_episode(env_id: str, seed: int) -> tuple[int, float, float, bool, str]
         env.reset(seed=seed)
         total = sum(step[3] for step in steps)
         return len(steps) - 1, total, env.best_return(), success, why
+
+
+@app.command("view")
+def view_command(
+    runs: Annotated[
+        list[str], typer.Argument(metavar="RUN [RUN2]", help="Run folders (--output-dir).")
+    ],
+    export: Annotated[
+        str | None,
+        typer.Option(metavar="DIR", help="Write a static copy to this new folder and exit."),
+    ] = None,
+    host: Annotated[str, typer.Option(help="Address to serve on (loopback by default).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="Port to serve on; 0 picks a free one.")] = 0,
+    browser: Annotated[
+        bool, typer.Option("--browser/--no-browser", help="Open the page where there is a display.")
+    ] = True,
+) -> None:
+    """Browse one run, or two side by side: plots, the episode list, each episode's tokens."""
+    from palaestra.errors import MissingDependencyError
+    from palaestra.view.runs import open_runs
+
+    try:
+        folders = open_runs(runs)
+        if export is not None:
+            from palaestra.view.export import export as write_copy
+
+            page = write_copy(folders, export)
+            console.print(
+                f"wrote {escape(str(page))} (open it in a browser)",
+                soft_wrap=True,
+                highlight=False,
+            )
+            return
+        from palaestra.view.server import serve
+
+        serve(folders, host, port, open_browser=browser)
+    except (ValueError, OSError, MissingDependencyError) as e:
+        _fail(str(e))
 
 
 def _one_line(error: BaseException) -> str:

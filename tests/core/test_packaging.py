@@ -61,6 +61,8 @@ def test_wheel_holds_only_the_palaestra_package(wheel):
     assert "palaestra/registry.yaml" in names
     for part in ("envs", "verifiers", "agents", "trainers", "sandbox"):
         assert f"palaestra/{part}/__init__.py" in names
+    for page in ("index.html", "app.js", "style.css"):  # the viewer's page, served as files
+        assert f"palaestra/view/static/{page}" in names
 
 
 def test_wheel_installs_and_imports_in_a_fresh_venv(wheel, tmp_path, subprocess_env):
