@@ -3,7 +3,7 @@
 A local web app over the folders ``palaestra train`` writes: the runs' metrics as plots
 (two runs overlaid), the episode list with filters and paging, and one episode turn by turn
 with its tokens and loss mask. `runs` reads the folders (no web packages needed), `server`
-serves them (Starlette and uvicorn: ``pip install 'palaestra[view]'``), `export` writes a
+serves them (Starlette and uvicorn: ``pip install "palaestra[view]"``), `export` writes a
 copy that opens from disk.
 """
 

@@ -599,7 +599,7 @@ class RunFolder:
             from tokenizers import Tokenizer
         except ImportError:
             self._tokenizer_note = (
-                "Token text needs the tokenizers package (pip install 'palaestra[torch]'): "
+                'Token text needs the tokenizers package (pip install "palaestra[torch]"): '
                 "tokens are shown as ids."
             )
             return None, self._tokenizer_note

@@ -62,7 +62,7 @@ def test_a_missing_web_stack_names_the_extra_to_install(synthetic_run, monkeypat
     from palaestra.view.server import make_app
 
     monkeypatch.setitem(sys.modules, "starlette", None)  # what an absent package looks like
-    with pytest.raises(MissingDependencyError, match=r"pip install 'palaestra\[view\]'"):
+    with pytest.raises(MissingDependencyError, match=r'pip install "palaestra\[view\]"'):
         make_app(open_runs([synthetic_run()]))
 
 
