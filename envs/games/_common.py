@@ -9,6 +9,7 @@ snapshotted and restored (`GameEnv.get_state` / `set_state`) for search and tree
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
@@ -276,7 +277,13 @@ def framed(rows: Sequence[str], *, labels: bool = True, sep: str = " ") -> str:
     if not labels:
         return "\n".join([sep.join(row) for row in rows])
     pad = len(str(len(rows)))
-    lines = [" " * (pad + 1) + sep.join(column_label(c) for c in range(len(rows[0])))]
+    lines = [_column_letters(len(rows[0]), pad + 1, sep)]
     for index, row in enumerate(rows, 1):
-        lines.append(f"{index:>{pad}} {sep.join(row)}")
+        lines.append(f"{str(index).rjust(pad)} {sep.join(row)}")
     return "\n".join(lines)
+
+
+@functools.cache
+def _column_letters(columns: int, indent: int, sep: str) -> str:
+    """The line of column letters above a grid (cached: each board shown repeats it)."""
+    return " " * indent + sep.join(column_label(c) for c in range(columns))

@@ -182,7 +182,7 @@ class Battleship(TurnBasedGame):
     def result(self) -> tuple[str | None, str] | None:
         """The first side to hit every cell of the other fleet wins."""
         for index in (0, 1):
-            if len(self._hits(index)) == self.total:
+            if all(ship <= self.shots[index] for ship in self.fleets[1 - index]):
                 return self.possible_agents[index], "sank the whole fleet"
         return None
 
@@ -191,21 +191,19 @@ class Battleship(TurnBasedGame):
         me = self._index(agent)
         enemy_cells = {c for ship in self.fleets[1 - me] for c in ship}
         own_cells = {c for ship in self.fleets[me] for c in ship}
-        target, own = [], []
-        for r in range(self.size):
-            t_row, o_row = [], []
-            for c in range(self.size):
-                cell = r * self.size + c
-                t_row.append(
-                    ("X" if cell in enemy_cells else "o") if cell in self.shots[me] else "."
-                )
-                shot = cell in self.shots[1 - me]
-                o_row.append(
-                    ("X" if shot else "S") if cell in own_cells else ("o" if shot else ".")
-                )
-            target.append("".join(t_row))
-            own.append("".join(o_row))
-        return f"Target grid:\n{framed(target)}\nYour fleet:\n{framed(own)}"
+        target = ["."] * (self.size * self.size)
+        for cell in self.shots[me]:
+            target[cell] = "X" if cell in enemy_cells else "o"
+        own = ["."] * (self.size * self.size)
+        for cell in own_cells:
+            own[cell] = "S"
+        for cell in self.shots[1 - me]:
+            own[cell] = "X" if cell in own_cells else "o"
+        return f"Target grid:\n{framed(self._rows(target))}\nYour fleet:\n{framed(self._rows(own))}"
+
+    def _rows(self, cells: list[str]) -> list[list[str]]:
+        """The grid's rows, from its cells' marks in reading order."""
+        return [cells[r * self.size : (r + 1) * self.size] for r in range(self.size)]
 
     def legal_moves(self, agent: str) -> list[int]:
         """The cells the agent has not fired at."""

@@ -44,6 +44,7 @@ Version history:
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from typing import Any
 
@@ -72,6 +73,19 @@ SIZES = (4, 4, 5, 6, 7, 8, 8, 10, 11, 12)
 HOLES = (0.15, 0.2, 0.2, 0.2, 0.25, 0.2, 0.3, 0.25, 0.3, 0.3)
 
 _CLOCKWISE = ("up", "right", "down", "left")
+
+
+@functools.lru_cache(maxsize=32)
+def _neighbours(size: int) -> tuple[tuple[int, ...], ...]:
+    """Per cell of a ``size`` x ``size`` lake, the cells one move away on the lake."""
+    return tuple(
+        tuple(
+            rr * size + cc
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= rr < size and 0 <= cc < size
+        )
+        for r, c in (divmod(cell, size) for cell in range(size * size))
+    )
 
 
 class FrozenLakeEnv(GameEnv):
@@ -111,17 +125,11 @@ class FrozenLakeEnv(GameEnv):
         distance = [-1] * self.cells
         distance[self.goal] = 0
         queue = deque([self.goal])
+        neighbours = _neighbours(self.size)
         while queue:
             cell = queue.popleft()
-            r, c = divmod(cell, self.size)
-            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                nxt = rr * self.size + cc
-                if (
-                    0 <= rr < self.size
-                    and 0 <= cc < self.size
-                    and nxt not in holes
-                    and distance[nxt] < 0
-                ):
+            for nxt in neighbours[cell]:
+                if nxt not in holes and distance[nxt] < 0:
                     distance[nxt] = distance[cell] + 1
                     queue.append(nxt)
         return distance
@@ -223,24 +231,12 @@ class FrozenLakeEnv(GameEnv):
         return f"<move>{best}</move>"
 
     def _rows(self) -> list[str]:
-        rows = []
-        for r in range(self.size):
-            row = []
-            for c in range(self.size):
-                i = r * self.size + c
-                row.append(
-                    "@"
-                    if i == self.player
-                    else "H"
-                    if i in self.holes
-                    else "G"
-                    if i == self.goal
-                    else "S"
-                    if i == 0
-                    else "F"
-                )
-            rows.append("".join(row))
-        return rows
+        marks = ["F"] * self.cells
+        marks[0], marks[self.goal] = "S", "G"
+        for cell in self.holes:
+            marks[cell] = "H"
+        marks[self.player] = "@"
+        return ["".join(marks[r * self.size : (r + 1) * self.size]) for r in range(self.size)]
 
     def board(self) -> str:
         """The compact lake, one row per line."""

@@ -49,6 +49,7 @@ Version history:
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,10 @@ _LINES = {
     "up": [[r * SIZE + c for r in range(SIZE)] for c in range(SIZE)],
     "down": [[r * SIZE + c for r in reversed(range(SIZE))] for c in range(SIZE)],
 }
+_READERS = {
+    move: tuple(operator.itemgetter(*line) for line in lines) for move, lines in _LINES.items()
+}
+"""Per move, per line: reads the line's tiles from a board, in the order they slide."""
 _MOVES = ("up", "left", "right", "down")
 _TILES = tuple(["."] + [str(1 << t) for t in range(1, 18)])
 
@@ -107,8 +112,8 @@ def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
 def slide(board: Board, move: str) -> Board:
     """The board after sliding it (no new tile)."""
     cells = list(board)
-    for line in _LINES[move]:
-        for index, value in zip(line, _slide(tuple(board[i] for i in line)), strict=True):
+    for line, read in zip(_LINES[move], _READERS[move], strict=True):
+        for index, value in zip(line, _slide(read(board)), strict=True):
             cells[index] = value
     return tuple(cells)
 

@@ -340,20 +340,22 @@ class KuhnPokerEnv(VsOpponent):
         game = KuhnPoker(hands if hands is not None else level_value(level, HANDS_BY_LEVEL))
         game.oracle_opponent = STRATEGIES[name]
         super().__init__(game, name, seat="first")
-        self._best = 0.0
+        self._best: float | None = None
 
     def _reset(self, options: dict[str, Any]):
         observation, info = super()._reset(options)
-        game: KuhnPoker = self.game  # type: ignore[assignment]
-        saved = game.hand, game.history
-        total = 0
-        for hand in range(game.hands):
-            game.hand, game.history = hand, ""
-            total += game.best_in_hand(self.seat, game.oracle_opponent)[0]
-        game.hand, game.history = saved
-        self._best = total / game.hands
+        self._best = None  # searched on the first `best_return` call: play never needs it
         return observation, info
 
     def best_return(self) -> float:
         """The most chips any play could win on these cards and draws, over ``hands``."""
+        if self._best is None:
+            game: KuhnPoker = self.game  # type: ignore[assignment]
+            saved = game.hand, game.history
+            total = 0
+            for hand in range(game.hands):
+                game.hand, game.history = hand, ""
+                total += game.best_in_hand(self.seat, game.oracle_opponent)[0]
+            game.hand, game.history = saved
+            self._best = total / game.hands
         return self._best

@@ -116,22 +116,40 @@ def _solver(size: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...
     return tuple(masks), tuple(operations), tuple(pivots), tuple(null_space)
 
 
-def fewest_presses(lights: int, size: int) -> int:
-    """The presses (a bit mask) of a lightest solution for the lit cells ``lights``."""
+@functools.lru_cache(maxsize=16)
+def _solutions(size: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per cell, the elimination's presses for that one lit cell; and the null space's span.
+
+    The span lists the sum of each combination of null-space vectors, combination ``k``
+    (bit ``i``: vector ``i`` is in it) at index ``k``, so it starts with 0.
+    """
     _, operations, pivots, null_space = _solver(size)
+    single = []
+    for cell in range(size * size):
+        presses = 0
+        for row, column in enumerate(pivots):
+            if column >= 0 and operations[row] >> cell & 1:
+                presses |= 1 << column
+        single.append(presses)
+    span = [0]
+    for vector in null_space:
+        span += [combination ^ vector for combination in span]
+    return tuple(single), tuple(span)
+
+
+def fewest_presses(lights: int, size: int) -> int:
+    """The presses (a bit mask) of a lightest solution for the lit cells ``lights``.
+
+    Solving is linear: the elimination's solution for ``lights`` is the sum (xor) of its
+    solutions for each lit cell, and every solution is that one plus a sum of null-space
+    vectors. Of equally light solutions, the one with the lowest combination index wins.
+    """
+    single, span = _solutions(size)
     solution = 0
-    for row, column in enumerate(pivots):
-        if column >= 0 and bin(operations[row] & lights).count("1") & 1:
-            solution |= 1 << column
-    best = solution
-    for combo in range(1, 1 << len(null_space)):
-        candidate = solution
-        for index, vector in enumerate(null_space):
-            if combo >> index & 1:
-                candidate ^= vector
-        if bin(candidate).count("1") < bin(best).count("1"):
-            best = candidate
-    return best
+    for cell in range(size * size):
+        if lights >> cell & 1:
+            solution ^= single[cell]
+    return min((solution ^ combination for combination in span), key=int.bit_count)
 
 
 class LightsOutEnv(GameEnv):
@@ -166,7 +184,7 @@ class LightsOutEnv(GameEnv):
                 break
         self.lights = lights
         self.potential = Potential(
-            PROGRESS_REWARD, bin(fewest_presses(lights, self.size)).count("1")
+            PROGRESS_REWARD, fewest_presses(lights, self.size).bit_count()
         )
         rules = (
             "Lights Out. Switch every light off. "
@@ -185,7 +203,7 @@ class LightsOutEnv(GameEnv):
         except InvalidAction as error:
             return self.budgeted(self.invalid(str(error)))
         self.lights ^= self.masks[row * self.size + column]
-        progress = self.potential.update(bin(fewest_presses(self.lights, self.size)).count("1"))
+        progress = self.potential.update(fewest_presses(self.lights, self.size).bit_count())
         name = f"{column_label(column)}{row + 1}"
         if not self.lights:
             return self.won(
@@ -194,7 +212,7 @@ class LightsOutEnv(GameEnv):
                 outcome=WIN_REWARD,
                 progress=progress,
             )
-        lit = bin(self.lights).count("1")
+        lit = self.lights.bit_count()
         left = self.max_moves - self.turn
         text = f"Pressed {name}. Lights on: {lit}. Turns left: {left}.\n{self.board()}"
         return self.budgeted(Step([user(text)], {"progress": progress}))
@@ -211,13 +229,9 @@ class LightsOutEnv(GameEnv):
         r, c = divmod(cell, self.size)
         return f"<move>{column_label(c)}{r + 1}</move>"
 
-    def _rows(self) -> list[str]:
-        return [
-            "".join(
-                "O" if self.lights >> (r * self.size + c) & 1 else "." for c in range(self.size)
-            )
-            for r in range(self.size)
-        ]
+    def _rows(self) -> list[list[str]]:
+        marks = ["O" if self.lights >> cell & 1 else "." for cell in range(self.cells)]
+        return [marks[r * self.size : (r + 1) * self.size] for r in range(self.size)]
 
     def board(self) -> str:
         """The grid with column letters and row numbers."""
@@ -229,5 +243,5 @@ class LightsOutEnv(GameEnv):
 
     def render_text(self) -> str:
         """The grid and the fewest presses still needed."""
-        needed = bin(fewest_presses(self.lights, self.size)).count("1")
+        needed = fewest_presses(self.lights, self.size).bit_count()
         return f"{self.board()}\n{needed} presses needed, turn {self.turn}/{self.max_moves}"

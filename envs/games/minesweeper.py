@@ -300,18 +300,19 @@ class MinesweeperEnv(GameEnv):
 
     # --- views --------------------------------------------------------------------------------
 
-    def _char(self, cell: int, show_mines: bool) -> str:
-        if cell in self.revealed:
-            return _DIGITS[self.counts[cell]]
-        if show_mines and cell in self.mines:
-            return "*"
-        return "F" if cell in self.flags else "#"
-
     def board(self, show_mines: bool = False) -> str:
         """The board with column letters and row numbers."""
-        chars = [self._char(cell, show_mines) for cell in range(self.cells)]
+        # Marks in rising precedence: hidden, flagged, a shown mine, revealed.
+        chars = ["#"] * self.cells
+        for cell in self.flags:
+            chars[cell] = "F"
+        if show_mines:
+            for cell in self.mines:
+                chars[cell] = "*"
+        for cell in self.revealed:
+            chars[cell] = _DIGITS[self.counts[cell]]
         width = self.columns
-        return framed(["".join(chars[r * width : (r + 1) * width]) for r in range(self.rows)])
+        return framed([chars[r * width : (r + 1) * width] for r in range(self.rows)])
 
     def state_key(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The revealed and the flagged cells."""

@@ -48,7 +48,9 @@ Version history:
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
@@ -72,21 +74,52 @@ Split = tuple[int, int, int]
 
 def worth(split: Split, values: tuple[int, ...]) -> int:
     """The value of a share to a player."""
-    return sum(n * v for n, v in zip(split, values, strict=True))
+    return sum(map(operator.mul, split, values))
 
 
 def rest(pool: Split, split: Split) -> Split:
     """What the other player gets."""
-    return tuple(p - s for p, s in zip(pool, split, strict=True))  # type: ignore[return-value]
+    return tuple(map(operator.sub, pool, split))  # type: ignore[return-value]
+
+
+# The oracle's search asks about every split at every turn, at each reset: the tables below
+# are pure functions of the pool (and values), so they are built once per pool.
+
+
+@functools.cache
+def splits_of(pool: Split) -> tuple[Split, ...]:
+    """Every split a proposer may keep from ``pool``, in a fixed order."""
+    return tuple(itertools.product(*(range(n + 1) for n in pool)))  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=4096)
+def splits_by_worth(
+    pool: Split, values: tuple[int, ...]
+) -> tuple[tuple[int, Split, Split], ...]:
+    """``(worth, split, rest)`` of every split of ``pool``, the most valuable first.
+
+    ``worth`` is what the proposer keeps worth at ``values``; ``rest`` is what the other
+    player gets. Splits of equal worth keep their `splits_of` order.
+    """
+    table = [(worth(s, values), s, rest(pool, s)) for s in splits_of(pool)]
+    return tuple(sorted(table, key=lambda item: -item[0]))
+
+
+@functools.cache
+def describe(split: Split) -> str:
+    """A share in words: ``2 books, 0 hats, 1 ball`` (cached: every turn says a few)."""
+    return ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for n, k in zip(split, KINDS, strict=True))
 
 
 # An opponent strategy: (pool, own values, turn index of its turn (0, 1, ...), of how many,
-# offered share or None, coin) -> ("accept", None) or ("propose", split).
+# offered share or None, coin) -> ("accept", None) or ("propose", split). A pure function:
+# its randomness is the coin, drawn at reset.
 Strategy = Callable[
     [Split, tuple[int, ...], int, int, "Split | None", float], tuple[str, "Split | None"]
 ]
 
 
+@functools.lru_cache(maxsize=4096)
 def _keep_until(pool: Split, values: tuple[int, ...], demand: float) -> Split:
     """Keeps the most valued kinds (whole items) until their worth reaches ``demand``."""
     keep = [0, 0, 0]
@@ -100,7 +133,7 @@ def random_strategy(pool, values, turn, turns, offered, coin):
     """Accepts half the time, else proposes a random split (read from the coin)."""
     if offered is not None and coin < 0.5:
         return "accept", None
-    splits = list(itertools.product(*(range(n + 1) for n in pool)))
+    splits = splits_of(pool)
     return "propose", splits[int((coin * 2 % 1) * len(splits))]
 
 
@@ -157,12 +190,13 @@ class Negotiation(MultiAgentEnv):
     def _values(self) -> tuple[int, ...]:
         rng = self.np_random
         while True:
-            values = [0, 0, 0]
+            values, total = [0, 0, 0], 0  # total: the pool's worth at these values
             for _ in range(60):
                 kind = int(rng.integers(3))
-                if worth(tuple(values), self.pool) + self.pool[kind] <= TOTAL_VALUE:
+                if total + self.pool[kind] <= TOTAL_VALUE:
                     values[kind] += 1
-                if worth(tuple(values), self.pool) == TOTAL_VALUE:
+                    total += self.pool[kind]
+                if total == TOTAL_VALUE:
                     return tuple(values)
 
     def _reset(self, options: dict[str, Any]) -> dict[str, str]:
@@ -180,7 +214,7 @@ class Negotiation(MultiAgentEnv):
         for seat, agent in enumerate(self.possible_agents):
             own = ", ".join(f"{k} {v}" for k, v in zip(KINDS, self.values[seat], strict=True))
             texts[agent] = (
-                f"Negotiation. The pool: {self._describe(self.pool)}. Your values per item: {own} "
+                f"Negotiation. The pool: {describe(self.pool)}. Your values per item: {own} "
                 f"(the whole pool is worth {TOTAL_VALUE} to you; your opponent's values are "
                 f"private). Players take turns, {'you' if seat == 0 else 'your opponent'} first, "
                 f"for {self.turns} turns in all: propose what you keep (the other gets the rest) "
@@ -190,12 +224,6 @@ class Negotiation(MultiAgentEnv):
                 + ("\nYour move." if seat == 0 else "")
             )
         return texts
-
-    @staticmethod
-    def _describe(split: Split) -> str:
-        return ", ".join(
-            f"{n} {k}{'s' if n != 1 else ''}" for n, k in zip(split, KINDS, strict=True)
-        )
 
     def mover_seat(self) -> int:
         """The seat whose turn it is."""
@@ -215,7 +243,7 @@ class Negotiation(MultiAgentEnv):
             raise InvalidAction(f"{move[:40]!r} is not a move; write propose B H L or accept")
         split = tuple(int(g) for g in match.groups())
         if any(s > p for s, p in zip(split, self.pool, strict=True)):
-            raise InvalidAction(f"you cannot keep more than the pool: {self._describe(self.pool)}")
+            raise InvalidAction(f"you cannot keep more than the pool: {describe(self.pool)}")
         return "propose", split  # type: ignore[return-value]
 
     def _play(self, moves: dict[str, tuple[str, Split | None]]) -> Round:
@@ -230,10 +258,10 @@ class Negotiation(MultiAgentEnv):
         self.standing = (seat, split)
         give = rest(self.pool, split)
         messages = {
-            agent: f"You propose to keep {self._describe(split)}.",
+            agent: f"You propose to keep {describe(split)}.",
             other: (
-                f"Your opponent proposes to keep {self._describe(split)}, leaving you "
-                f"{self._describe(give)} (worth {worth(give, self.values[1 - seat])} to you)."
+                f"Your opponent proposes to keep {describe(split)}, leaving you "
+                f"{describe(give)} (worth {worth(give, self.values[1 - seat])} to you)."
             ),
         }
         if self.turn_index == self.turns:
@@ -251,7 +279,7 @@ class Negotiation(MultiAgentEnv):
                 proposer, split = self.deal
                 share = split if proposer == seat else rest(self.pool, split)
                 value = worth(share, self.values[seat])
-                messages[agent] += f" Deal: you get {self._describe(share)}, worth {value}."
+                messages[agent] += f" Deal: you get {describe(share)}, worth {value}."
             parts[agent] = {"outcome": value / TOTAL_VALUE}
             verdicts[agent] = Verdict(
                 value / TOTAL_VALUE,
@@ -270,7 +298,7 @@ class Negotiation(MultiAgentEnv):
 
     def legal_moves(self, agent: str) -> list[tuple[str, Split | None]]:
         """Every split of the pool to propose, and accepting when a proposal stands."""
-        splits = [("propose", s) for s in itertools.product(*(range(n + 1) for n in self.pool))]
+        splits = [("propose", s) for s in splits_of(self.pool)]
         return ([("accept", None)] if self.standing is not None else []) + splits  # type: ignore[list-item]
 
     def move_text(self, agent: str, move: tuple[str, Split | None]) -> str:
@@ -289,12 +317,13 @@ class Negotiation(MultiAgentEnv):
 
         At each of its turns the agent may accept what the opponent proposed, or propose a
         split the opponent will accept. When the best comes later, the move now asks for
-        the whole pool, which the opponent refuses (or accepts: the most there is).
+        the whole pool, which the opponent refuses (or accepts: the most there is). Of
+        equally good moves the earliest wins: accepting before proposing, then splits in
+        `splits_of` order.
         """
         seat = self.possible_agents.index(agent)
         own, theirs = self.values[seat], self.values[1 - seat]
         nothing: Split = (0, 0, 0)
-        splits = list(itertools.product(*(range(n + 1) for n in self.pool)))
         best, move = 0, ("propose", self.pool)
         for turn in range(self.turn_index, self.turns):
             if turn % 2 != seat:
@@ -310,24 +339,22 @@ class Negotiation(MultiAgentEnv):
                 if kind == "accept":
                     break  # it took the whole-pool proposal: counted at the turn that made it
                 offered = rest(self.pool, kept)
-            options: list[tuple[int, tuple[str, Split | None]]] = []
-            if offered is not None:
-                options.append((worth(offered, own), ("accept", None)))
-            if turn + 1 < self.turns:
-                for split in splits:
-                    reply = strategy(
-                        self.pool,
-                        theirs,
-                        (turn + 1) // 2,
-                        self.turns // 2,
-                        rest(self.pool, split),
-                        self.coins[turn + 1],
-                    )
-                    if reply[0] == "accept":
-                        options.append((worth(split, own), ("propose", split)))
-            for value, option in options:
-                if value > best:
-                    best, move = value, option if now else ("propose", self.pool)
+            if offered is not None and worth(offered, own) > best:
+                best = worth(offered, own)
+                move = ("accept", None) if now else ("propose", self.pool)
+            if turn + 1 == self.turns:
+                continue
+            # The most valuable split the opponent accepts: try them from the most valuable
+            # down, and stop at one that would not beat the best so far.
+            for value, split, left in splits_by_worth(self.pool, own):
+                if value <= best:
+                    break
+                reply = strategy(
+                    self.pool, theirs, (turn + 1) // 2, self.turns // 2, left, self.coins[turn + 1]
+                )
+                if reply[0] == "accept":
+                    best, move = value, ("propose", split) if now else ("propose", self.pool)
+                    break
         return best, move
 
     oracle_opponent: Strategy = staticmethod(fair_strategy)
