@@ -38,6 +38,8 @@ Version history:
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections import deque
 from typing import Any
 
@@ -65,6 +67,52 @@ EXTRA_TURNS = 10
 SIZES = (4, 5, 6, 7, 8, 9, 10, 11, 13, 15)
 LOOPS = (0.2, 0.2, 0.15, 0.15, 0.1, 0.1, 0.05, 0.05, 0.0, 0.0)
 VIEWS = (None, None, None, None, None, None, None, 2, 2, 2)
+
+_OPEN_MARKS = bytes.maketrans(b"\x00\x01", b"#_")
+"""Map marks of a wall (0) and an open cell (1)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """The fixed geometry of a maze of ``size`` x ``size`` rooms on its grid of cells."""
+
+    cells: tuple[int, ...]
+    """The grid cell of each room (rooms numbered row by row)."""
+    neighbours: tuple[tuple[int, ...], ...]
+    """Each room's neighbouring rooms: up, down, left, right."""
+    walls: tuple[int, ...]
+    """The inner walls between two rooms, in grid order."""
+    links: tuple[tuple[tuple[int, int], ...], ...]
+    """Per grid cell of a room, ``(wall, room cell)`` of each neighbour."""
+    rooms: bytes
+    """The grid with every room open and every wall closed."""
+
+
+@functools.cache
+def _layout(size: int) -> _Layout:
+    """The `_Layout` of ``size`` x ``size`` rooms, built once per size."""
+    side = 2 * size + 1
+    cells = tuple((2 * r + 1) * side + 2 * c + 1 for r in range(size) for c in range(size))
+    neighbours = tuple(
+        tuple(
+            rr * size + cc
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= rr < size and 0 <= cc < size
+        )
+        for r in range(size)
+        for c in range(size)
+    )
+    walls = tuple(
+        i
+        for i in range(side * side)
+        if 0 < i // side < side - 1 and 0 < i % side < side - 1 and (i // side + i % side) % 2
+    )
+    links: list[tuple[tuple[int, int], ...]] = [()] * (side * side)
+    rooms = bytearray(side * side)
+    for room, cell in enumerate(cells):
+        links[cell] = tuple(((cell + cells[n]) // 2, cells[n]) for n in neighbours[room])
+        rooms[cell] = 1
+    return _Layout(cells, neighbours, walls, tuple(links), bytes(rooms))
 
 
 class MazeEnv(GameEnv):
@@ -100,61 +148,44 @@ class MazeEnv(GameEnv):
 
     def _carve(self) -> bytearray:
         rng = self.np_random
-        side, size = self.side, self.size
-        grid = bytearray(side * side)
-
-        def cell(room: int) -> int:
-            r, c = divmod(room, size)
-            return (2 * r + 1) * side + 2 * c + 1
-
+        size = self.size
+        layout = _layout(size)
+        cells, neighbours = layout.cells, layout.neighbours
+        grid = bytearray(layout.rooms)  # the search visits every room
         start = int(rng.integers(size * size))
-        visited = {start}
-        grid[cell(start)] = 1
+        visited = bytearray(size * size)
+        visited[start] = 1
         stack = [start]
         draws = rng.random(4 * size * size).tolist()
         k = 0
         while stack:
             room = stack[-1]
-            r, c = divmod(room, size)
-            options = [
-                (rr * size + cc)
-                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                if 0 <= rr < size and 0 <= cc < size and rr * size + cc not in visited
-            ]
+            options = [n for n in neighbours[room] if not visited[n]]
             if not options:
                 stack.pop()
                 continue
-            nxt = options[int(draws[k % len(draws)] * len(options))]
+            nxt = options[int(draws[k] * len(options))]
             k += 1
-            visited.add(nxt)
-            grid[(cell(room) + cell(nxt)) // 2] = 1
-            grid[cell(nxt)] = 1
+            visited[nxt] = 1
+            grid[(cells[room] + cells[nxt]) // 2] = 1  # the wall between them
             stack.append(nxt)
-        walls = [
-            i
-            for i in range(side * side)
-            if not grid[i]
-            and 0 < i // side < side - 1
-            and 0 < i % side < side - 1
-            and (i // side + i % side) % 2 == 1
-        ]
-        if self.loops and walls:
-            knock = rng.random(len(walls)).tolist()
-            for wall, draw in zip(walls, knock, strict=True):
+        closed = [wall for wall in layout.walls if not grid[wall]]
+        if self.loops and closed:
+            knock = rng.random(len(closed)).tolist()
+            for wall, draw in zip(closed, knock, strict=True):
                 if draw < self.loops:
                     grid[wall] = 1
         return grid
 
     def _bfs(self, source: int) -> list[int]:
         """Rooms-apart distance from ``source`` to every open cell (-1: unreachable)."""
-        side = self.side
-        distance = [-1] * (side * side)
+        links = _layout(self.size).links
+        distance = [-1] * (self.side * self.side)
         distance[source] = 0
         queue = deque([source])
         while queue:
             cell = queue.popleft()
-            for step in (-side, side, -1, 1):
-                wall, room = cell + step, cell + 2 * step
+            for wall, room in links[cell]:
                 if self.open[wall] and distance[room] < 0:
                     distance[room] = distance[cell] + 1
                     queue.append(room)
@@ -163,12 +194,10 @@ class MazeEnv(GameEnv):
     def _reset(self, options: dict[str, Any]):
         no_options(self, options)
         self.open = self._carve()
-        rooms = [
-            (2 * r + 1) * self.side + 2 * c + 1 for r in range(self.size) for c in range(self.size)
-        ]
+        rooms = _layout(self.size).cells
         self.player = rooms[int(self.np_random.integers(len(rooms)))]
         from_player = self._bfs(self.player)
-        self.goal = max(rooms, key=lambda room: (from_player[room], -room))
+        self.goal = max(rooms, key=from_player.__getitem__)  # the first of the farthest
         self.distance = self._bfs(self.goal)
         start = self.distance[self.player]
         self.max_moves = 2 * start + EXTRA_TURNS
@@ -190,9 +219,9 @@ class MazeEnv(GameEnv):
             return
         reach = 2 * self.view + 1
         pr, pc = divmod(self.player, self.side)
+        first, last = max(0, pc - reach), min(self.side, pc + reach + 1)
         for r in range(max(0, pr - reach), min(self.side, pr + reach + 1)):
-            for c in range(max(0, pc - reach), min(self.side, pc + reach + 1)):
-                self.seen.add(r * self.side + c)
+            self.seen.update(range(r * self.side + first, r * self.side + last))
 
     def _step(self, action: Message) -> Step:
         try:
@@ -232,21 +261,16 @@ class MazeEnv(GameEnv):
         return "<move>up</move>"
 
     def _rows(self) -> list[str]:
-        rows = []
-        for r in range(self.side):
-            row = []
-            for c in range(self.side):
-                i = r * self.side + c
-                if self.view is not None and i not in self.seen:
-                    row.append("?")
-                elif i == self.player:
-                    row.append("@")
-                elif i == self.goal:
-                    row.append("G")
-                else:
-                    row.append("_" if self.open[i] else "#")
-            rows.append("".join(row))
-        return rows
+        marks = bytearray(self.open.translate(_OPEN_MARKS))
+        marks[self.goal] = ord("G")
+        marks[self.player] = ord("@")
+        if self.view is not None:
+            fogged = bytearray(b"?" * len(marks))
+            for i in self.seen:
+                fogged[i] = marks[i]
+            marks = fogged
+        text = marks.decode("ascii")
+        return [text[start : start + self.side] for start in range(0, len(text), self.side)]
 
     def board(self) -> str:
         """The compact map, one row per line."""

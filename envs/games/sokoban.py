@@ -44,6 +44,7 @@ Version history:
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections import deque
 from typing import Any
@@ -96,38 +97,83 @@ _SHAPES = (
 FLOOR_SHARE = 0.6
 """Share of the room carved into floor."""
 
+TURN_SHARE = 0.35
+"""Share of the carving walk's steps that pick a new direction (which may be the same)."""
 
-def _carve(rng, side: int, width: int) -> bytearray:
+_FLOOR_MARKS = bytes.maketrans(b"\x00\x01", b"#_")
+"""Board marks of a wall (0) and a floor cell (1)."""
+
+
+@functools.cache
+def _carve_tables(
+    side: int,
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, ...], ...], ...]]:
+    """The random walk's moves and stamps in a ``side`` x ``side`` room, by flat cell index.
+
+    ``moves[cell][k]`` is the cell one step along ``_STEPS[k]``, held inside the room;
+    ``stamps[cell][k]`` the room cells that ``_SHAPES[k]`` covers when stamped at ``cell``.
+    Wall cells have empty entries.
+    """
+    width = side + 2
+    moves: list[tuple[int, ...]] = [()] * (width * width)
+    stamps: list[tuple[tuple[int, ...], ...]] = [()] * (width * width)
+    for r in range(1, side + 1):
+        for c in range(1, side + 1):
+            moves[r * width + c] = tuple(
+                min(side, max(1, r + dr)) * width + min(side, max(1, c + dc)) for dr, dc in _STEPS
+            )
+            stamps[r * width + c] = tuple(
+                tuple((r + a) * width + c + b for a, b in shape if r + a <= side and c + b <= side)
+                for shape in _SHAPES
+            )
+    return tuple(moves), tuple(stamps)
+
+
+def _carve(rng, side: int) -> bytearray:
     """Floor cells (1) of a room ``side`` x ``side`` inside walls, carved by a random walk.
 
     The walk turns at random and stamps small shapes until `FLOOR_SHARE` of the room is
     floor (or its step allowance ends), which gives rooms of corridors and open patches.
     """
-    height = side + 2
-    floor = bytearray(height * width)
+    width = side + 2
+    floor = bytearray(width * width)
     wanted = int(FLOOR_SHARE * side * side)
     steps = 12 * side * side
     # Draws come in arrays (one generator call each) and are read as Python lists,
     # which is much faster than indexing numpy arrays element by element.
-    turns = rng.random(steps).tolist()
+    turns = (rng.random(steps) < TURN_SHARE).tolist()
     picks = rng.integers(0, 4, size=steps + 1).tolist()
     shapes = rng.integers(0, len(_SHAPES), size=steps).tolist()
     r, c = int(rng.integers(1, side + 1)), int(rng.integers(1, side + 1))
-    dr, dc = _STEPS[picks[-1]]
+    moves, stamps = _carve_tables(side)
+    cell, direction = r * width + c, picks[-1]
     carved = 0
     for step in range(steps):
-        if turns[step] < 0.35:
-            dr, dc = _STEPS[picks[step]]
-        for a, b in _SHAPES[shapes[step]]:
-            rr, cc = r + a, c + b
-            if 1 <= rr <= side and 1 <= cc <= side and not floor[rr * width + cc]:
-                floor[rr * width + cc] = 1
+        if turns[step]:
+            direction = picks[step]
+        for i in stamps[cell][shapes[step]]:
+            if not floor[i]:
+                floor[i] = 1
                 carved += 1
         if carved >= wanted:
             break
-        r = min(side, max(1, r + dr))
-        c = min(side, max(1, c + dc))
+        cell = moves[cell][direction]
     return floor
+
+
+def _distances(free: bytearray, start: int, steps: tuple[int, ...]) -> list[int]:
+    """Fewest moves from ``start`` to each cell through ``free`` cells (-1: unreachable)."""
+    distance = [-1] * len(free)
+    distance[start] = 0
+    queue = deque([start])
+    while queue:
+        cell = queue.popleft()
+        for d in steps:
+            nxt = cell + d
+            if free[nxt] and distance[nxt] < 0:
+                distance[nxt] = distance[cell] + 1
+                queue.append(nxt)
+    return distance
 
 
 class SokobanEnv(GameEnv):
@@ -170,14 +216,19 @@ class SokobanEnv(GameEnv):
         self.player, self.boxes, self.solved_count = 0, frozenset(), 0
         self._plan: dict[tuple[int, frozenset[int]], str] = {}
         self._optimal = False
+        # The start and the generator's pulls, replayed only if the oracle's search fails.
+        self._start: tuple[int, frozenset[int], list[tuple[int, int]]] | None = None
 
     # --- generation ------------------------------------------------------------------------
 
-    def _generate(self) -> tuple[bytearray, frozenset[int], int, frozenset[int], list[str]]:
+    def _generate(
+        self,
+    ) -> tuple[bytearray, frozenset[int], int, frozenset[int], list[tuple[int, int]]]:
+        """A room, its targets, the start (player and boxes) and the pulls that led to it."""
         rng = self.np_random
         for attempt in range(1000):
             if attempt % PLACEMENTS_PER_ROOM == 0:
-                floor = _carve(rng, self.size, self.width)
+                floor = _carve(rng, self.size)
                 cells = [i for i, f in enumerate(floor) if f]
             if len(cells) < self.box_count + 3:
                 continue
@@ -186,65 +237,74 @@ class SokobanEnv(GameEnv):
             found = self._reverse_play(rng, floor, spots[:-1], spots[-1])
             if found is None:
                 continue
-            player, boxes, pulls = found
-            plan = self._replay(floor, player, boxes, pulls)
-            if plan is not None and len(plan) <= self.max_moves:
-                return floor, targets, player, boxes, plan
+            player, boxes, pulls, plan_length = found
+            if plan_length <= self.max_moves:
+                return floor, targets, player, boxes, pulls
         raise RuntimeError(
             "Sokoban generation failed 1000 times; the room is too small for the boxes"
         )
 
     def _reverse_play(
         self, rng, floor: bytearray, targets: list[int], player: int
-    ) -> tuple[int, frozenset[int], list[tuple[int, int]]] | None:
+    ) -> tuple[int, frozenset[int], list[tuple[int, int]], int] | None:
         """Pulls boxes away from their targets; returns the hardest state seen, or None.
 
         Each round walks the player next to a box (preferring another box than last
         time) and pulls it one to three cells in a straight line. The state scored
         highest (total box displacement plus box switches) with every box off its
         target becomes the start; the pulls up to it, replayed backwards, solve it.
+        Returned with the start and those pulls: the length of that replay (`_replay`).
         """
         width, steps = self.width, self.offsets_list
-        boxes, occupied = list(targets), set(targets)
+        boxes = list(targets)
+        free = bytearray(floor)  # floor without a box
+        for box in boxes:
+            free[box] = 0
         target_set = set(targets)
         draws = rng.random((self.pull_rounds, 3)).tolist()
         history: list[tuple[int, int]] = []
+        # Replayed forwards, each pull is a push, and the walk before a round's pushes is
+        # the walk the next round's player took to its box, reversed (the first round's
+        # walk is not replayed: the plan ends with the first round's pushes).
+        plan_length = 0
         best_score, best, last, swaps = 0, None, -1, 0
         for pick, run_draw, switch in draws:
-            reach = self._reach(floor, occupied, player)
+            distance = _distances(free, player, steps)
             options = [
                 (i, d)
                 for i, b in enumerate(boxes)
                 for d in steps
-                if b + d in reach and floor[b + 2 * d] and b + 2 * d not in occupied
+                if distance[b + d] >= 0 and free[b + 2 * d]
             ]
             if not options:
                 break
-            others = [o for o in options if o[0] != last]
-            if others and switch < 0.7:
-                options = others
+            if switch < 0.7:
+                options = [o for o in options if o[0] != last] or options
             index, d = options[int(pick * len(options))]
+            if history:
+                plan_length += distance[boxes[index] + d]
             for _ in range(1 + int(run_draw * 3)):
                 box = boxes[index]
-                if not floor[box + 2 * d] or box + 2 * d in occupied:
+                if not free[box + 2 * d]:
                     break
-                occupied.discard(box)
+                free[box], free[box + d] = 1, 0
                 boxes[index] = box + d
-                occupied.add(box + d)
                 player = box + 2 * d
                 history.append((box + d, -d))  # forwards: push the box at box + d by -d
+                plan_length += 1
             swaps += index != last
             last = index
-            if all(b not in target_set for b in boxes):
+            if target_set.isdisjoint(boxes):
                 score = swaps + sum(
                     abs(b // width - t // width) + abs(b % width - t % width)
                     for b, t in zip(boxes, targets, strict=True)
                 )
                 if score > best_score:
-                    best_score, best = score, (player, frozenset(boxes), len(history))
+                    best_score = score
+                    best = (player, frozenset(boxes), len(history), plan_length)
         if best is None:
             return None
-        return best[0], best[1], history[: best[2]]
+        return best[0], best[1], history[: best[2]], best[3]
 
     def _reach(self, floor: bytearray, occupied: set[int], start: int) -> set[int]:
         """Cells the player can walk to without pushing."""
@@ -259,20 +319,18 @@ class SokobanEnv(GameEnv):
         return seen
 
     def _replay(
-        self, floor: bytearray, player: int, boxes: frozenset[int], pulls: list[tuple[int, int]]
-    ) -> list[str] | None:
+        self, player: int, boxes: frozenset[int], pulls: list[tuple[int, int]]
+    ) -> list[str]:
         """The pulls, undone in reverse order as walks plus pushes: a plan from the start.
 
-        Each pull is ``(box cell, push direction)`` as seen when replayed forwards.
+        Each pull is ``(box cell, push direction)`` as seen when replayed forwards. Every
+        walk exists: it is the reverse play's walk to its next box, backwards.
         """
         names = {offset: name for name, offset in self.offsets.items()}
         plan: list[str] = []
         occupied = set(boxes)
         for box, d in reversed(pulls):
-            path = self._walk(floor, occupied, player, box - d)
-            if path is None:
-                return None
-            plan += path
+            plan += self._walk(self.floor, occupied, player, box - d) or []
             plan.append(names[d])
             occupied.discard(box)
             occupied.add(box + d)
@@ -307,9 +365,10 @@ class SokobanEnv(GameEnv):
 
     def _reset(self, options: dict[str, Any]):
         no_options(self, options)
-        self.floor, self.targets, self.player, self.boxes, plan = self._generate()
+        self.floor, self.targets, self.player, self.boxes, pulls = self._generate()
         self.solved_count = 0
-        self._plan, self._optimal = self._plan_states(plan), False
+        self._plan, self._optimal = {}, False
+        self._start = (self.player, self.boxes, pulls)
         rules = (
             f"Sokoban. Push all {self.box_count} box(es) onto the targets. "
             "You move up, down, left or right; walking into a box pushes it one cell "
@@ -364,18 +423,19 @@ class SokobanEnv(GameEnv):
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot; the oracle's cached plan belonged to another state, so it goes."""
         super().set_state(state)
-        self._plan, self._optimal = {}, False
+        self._plan, self._optimal, self._start = {}, False, None
 
     # --- the oracle ----------------------------------------------------------------------------
 
-    def _plan_states(self, plan: list[str]) -> dict[tuple[int, frozenset[int]], str]:
-        """Maps each state along ``plan`` (from the current state) to its move.
+    def _plan_states(
+        self, plan: list[str], player: int, boxes: frozenset[int]
+    ) -> dict[tuple[int, frozenset[int]], str]:
+        """Maps each state along ``plan`` (from ``player`` and ``boxes``) to its move.
 
         A state the plan passes twice keeps the move of its last visit, so following the
         map skips the loops of a plan (the replayed reverse walk has some).
         """
         states: dict[tuple[int, frozenset[int]], str] = {}
-        player, boxes = self.player, self.boxes
         for move in plan:
             states[(player, boxes)] = move
             d = self.offsets[move]
@@ -392,14 +452,19 @@ class SokobanEnv(GameEnv):
     def oracle_action(self) -> str:
         """Follows a short solution (weighted A* over pushes), replanning from unseen states.
 
-        The generator's replayed plan is the fallback when A* runs out of expansions.
+        The generator's replayed plan is the fallback when the episode's first A* search
+        runs out of expansions.
         """
         key = (self.player, self.boxes)
         if key not in self._plan or not self._optimal:
+            first = not self._optimal
             self._optimal = True
             plan = self.solve()
             if plan:
-                self._plan = self._plan_states(plan)
+                self._plan = self._plan_states(plan, self.player, self.boxes)
+            elif first and self._start is not None:
+                player, boxes, pulls = self._start
+                self._plan = self._plan_states(self._replay(player, boxes, pulls), player, boxes)
         move = self._plan.get(key)
         if move is None:  # unsolvable from here (a box is stuck): any legal move
             for name in _NAMES:
@@ -498,21 +563,14 @@ class SokobanEnv(GameEnv):
         return "\n".join(self._rows())
 
     def _rows(self) -> list[str]:
-        rows = []
-        for r in range(self.size + 2):
-            row = []
-            for c in range(self.width):
-                i = r * self.width + c
-                if not self.floor[i]:
-                    row.append("#")
-                elif i == self.player:
-                    row.append("+" if i in self.targets else "@")
-                elif i in self.boxes:
-                    row.append("*" if i in self.targets else "$")
-                else:
-                    row.append("." if i in self.targets else "_")
-            rows.append("".join(row))
-        return rows
+        marks = bytearray(self.floor.translate(_FLOOR_MARKS))
+        for cell in self.targets:
+            marks[cell] = ord(".")
+        for cell in self.boxes:
+            marks[cell] = ord("*" if cell in self.targets else "$")
+        marks[self.player] = ord("+" if self.player in self.targets else "@")
+        text = marks.decode("ascii")
+        return [text[start : start + self.width] for start in range(0, len(text), self.width)]
 
     def state_key(self) -> tuple[int, tuple[int, ...]]:
         """The player's cell and the boxes' cells."""

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -81,8 +82,6 @@ The oracle needs at most 7 guesses for 4 letters, 6 for 5 and 5 for 6 (over ever
 OPENINGS = {4: "tale", 5: "slate", 6: "satire"}
 """The oracle's first guess per length: `best_opening`, precomputed (a test checks them)."""
 
-_MARKS = "-YG"
-
 
 def feedback(guess: str, secret: str) -> str:
     """The marks of ``guess`` against ``secret`` (``G``, ``Y``, ``-`` per letter)."""
@@ -98,10 +97,6 @@ def feedback(guess: str, secret: str) -> str:
             marks[i] = "Y"
             spare[g] -= 1
     return "".join(marks)
-
-
-def _code(marks: str) -> int:
-    return sum(_MARKS.index(m) * 3**i for i, m in enumerate(marks))
 
 
 def encode(words: tuple[str, ...] | list[str]) -> np.ndarray:
@@ -137,6 +132,42 @@ def pattern_codes(guesses: np.ndarray, secrets: np.ndarray) -> np.ndarray:
 @functools.lru_cache(maxsize=8)
 def _answer_array(length: int) -> np.ndarray:
     return encode(_words.answers(length))
+
+
+@functools.lru_cache(maxsize=8)
+def _facts(length: int) -> np.ndarray:
+    """Yes/no facts about each answer of ``length``: an ``(answers, 2 * length * 26)`` array.
+
+    Column ``i * 26 + x`` says whether the answer has letter ``x`` (0 for ``a``) at position
+    ``i``; column ``(length + c - 1) * 26 + x`` whether it holds at least ``c`` copies of it.
+    """
+    words = _answer_array(length)
+    placed = words[:, :, None] == np.arange(26)
+    copies = placed.sum(axis=1)[:, None, :] >= np.arange(1, length + 1)[:, None]
+    return np.concatenate([placed, copies], axis=1).reshape(len(words), -1)
+
+
+def matching(guess: str, marks: str, candidates: np.ndarray, length: int) -> np.ndarray:
+    """Which ``candidates`` (answer indices) give ``guess`` the feedback ``marks``.
+
+    The same as comparing each candidate's `feedback` with ``marks``, without scoring them:
+    the marks fix some of the `_facts` of the secret. It has the guessed letter at each
+    ``G`` and not at any other position, and holds each guessed letter at least as many
+    times as it was marked ``G`` or ``Y``, and no more when a copy of it was marked ``-``.
+    """
+    facts = {
+        i * 26 + ord(g) - 97: m == "G" for i, (g, m) in enumerate(zip(guess, marks, strict=True))
+    }
+    marked = Counter(g for g, m in zip(guess, marks, strict=True) if m != "-")
+    crossed = {g for g, m in zip(guess, marks, strict=True) if m == "-"}
+    for letter in set(guess):
+        x, n = ord(letter) - 97, marked[letter]
+        if n:  # at least n copies
+            facts[(length + n - 1) * 26 + x] = True
+        if letter in crossed:  # not n + 1 copies
+            facts[(length + n) * 26 + x] = False
+    columns = _facts(length)[candidates[:, None], list(facts)]
+    return (columns == list(facts.values())).all(axis=1)
 
 
 def best_opening(length: int) -> str:
@@ -224,9 +255,7 @@ class WordleEnv(GameEnv):
         marks = feedback(guess, self.secret)
         self.history.append((guess, marks))
         before = len(self.candidates)
-        pool = _answer_array(self.length)
-        codes = pattern_codes(encode([guess]), pool[self.candidates])[0]
-        self.candidates = self.candidates[codes == _code(marks)]
+        self.candidates = self.candidates[matching(guess, marks, self.candidates, self.length)]
         total = math.log(len(self.answers))
         progress = PROGRESS_REWARD * math.log(before / max(len(self.candidates), 1)) / total
         if guess == self.secret:

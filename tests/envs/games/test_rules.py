@@ -156,7 +156,25 @@ def test_minesweeper_deductions_are_sound():
 def test_wordle_feedback_handles_repeated_letters(guess, secret, marks):
     assert wordle.feedback(guess, secret) == marks
     codes = wordle.pattern_codes(wordle.encode([guess]), wordle.encode([secret]))
-    assert codes[0, 0] == wordle._code(marks)
+    assert codes[0, 0] == sum("-YG".index(mark) * 3**i for i, mark in enumerate(marks))
+    answers = wordle._words.answers(5)
+    same = [i for i, word in enumerate(answers) if wordle.feedback(guess, word) == marks]
+    kept = wordle.matching(guess, marks, np.arange(len(answers)), 5)
+    assert np.flatnonzero(kept).tolist() == same
+
+
+@pytest.mark.parametrize("length", [4, 5, 6])
+def test_wordle_keeps_exactly_the_candidates_that_give_the_same_marks(length):
+    answers = wordle._words.answers(length)
+    words = sorted(wordle._words.guesses(length))
+    rng = np.random.default_rng(length)
+    for _ in range(10):
+        guess, secret = words[rng.integers(len(words))], answers[rng.integers(len(answers))]
+        marks = wordle.feedback(guess, secret)
+        candidates = np.flatnonzero(rng.random(len(answers)) < 0.5)
+        kept = candidates[wordle.matching(guess, marks, candidates, length)]
+        same = [i for i in candidates if wordle.feedback(guess, answers[i]) == marks]
+        assert kept.tolist() == same
 
 
 def test_wordle_rejects_unknown_words_without_spending_a_guess():
