@@ -6,6 +6,7 @@
     palaestra check ID | --all         run the conformance checker
     palaestra demo                     play every registered env with its oracle
     palaestra train [OPTIONS]          warm-start and train a policy with GRPO/PPO
+    palaestra serve [IDS]...           serve envs over OpenEnv's WebSocket protocol and HTTP
 
 Env arguments are passed as ``--arg name=value`` (values are read as JSON when they
 parse, else as strings), e.g. ``palaestra play GuessNumber-v0 --arg level=5``.
@@ -375,6 +376,9 @@ def _one_line(error: BaseException) -> str:
 
 
 def _mount_subcommands() -> None:
+    from palaestra.serve.cli import register as register_serve
+
+    register_serve(app)
     try:
         from palaestra.trainers.cli import register as register_train
     except ImportError:
