@@ -329,9 +329,10 @@ async def _serve_socket(websocket: WebSocket, store: SessionStore, session: Any)
     config = store.config
 
     async def detach() -> None:
+        # Bounded: a client that does not read cannot take the close frame either.
         with contextlib.suppress(Exception):
             if websocket.client_state is WebSocketState.CONNECTED:
-                await websocket.close(1001)
+                await asyncio.wait_for(websocket.close(1001), config.send_timeout_s)
 
     if session.detach is not None:  # a reconnect replaces a stale socket
         await session.detach()

@@ -315,6 +315,7 @@ class SessionStore:
         self._pending = 0
         self._executor = ThreadPoolExecutor(config.workers, thread_name_prefix="palaestra-serve")
         self._reaper: asyncio.Task[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def served_ids(self) -> list[str]:
@@ -324,7 +325,8 @@ class SessionStore:
         return list(self.served) if self.served is not None else list(palaestra.registry)
 
     def start(self) -> None:
-        """Starts the idle reaper (call inside the server's event loop)."""
+        """Starts the idle reaper (call inside the server's event loop, which it records)."""
+        self.loop = asyncio.get_running_loop()
         if self.config.idle_timeout_s is not None and self._reaper is None:
             self._reaper = asyncio.get_running_loop().create_task(self._reap_forever())
 
