@@ -121,50 +121,43 @@ class _GuardBodies:
             )
             response = JSONResponse({"error": error.data()}, status_code=413)
             return await response(scope, receive, send)
+        # The body is read here, whole, under the cap and the deadline, then replayed to
+        # the app: the app's own body parsing would turn these failures into a plain 400.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.body_timeout_s
-        seen = 0
-
-        async def guarded_receive() -> dict:
-            nonlocal seen
+        chunks: list[bytes] = []
+        seen, more = 0, True
+        while more:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
             except asyncio.TimeoutError:
-                raise _SlowBody from None
-            seen += len(message.get("body", b""))
+                error = ProtocolError(
+                    ErrorCode.SLOW_CLIENT,
+                    f"the body did not arrive within {self.config.body_timeout_s:g} s",
+                )
+                return await _error_response(error)(scope, receive, send)
+            if message["type"] == "http.disconnect":
+                return None
+            chunks.append(message.get("body", b""))
+            seen += len(chunks[-1])
+            more = message.get("more_body", False)
             if seen > cap:
-                raise _BigBody
-            return message
+                error = ProtocolError(
+                    ErrorCode.VALIDATION_ERROR, f"the body is larger than the {cap:,}-byte limit"
+                )
+                response = JSONResponse({"error": error.data()}, status_code=413)
+                return await response(scope, receive, send)
+        body = b"".join(chunks)
+        replayed = False
 
-        started = False
+        async def replay() -> dict:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
 
-        async def tracking_send(message: dict) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, guarded_receive, tracking_send)
-        except (_SlowBody, _BigBody) as e:
-            if started:
-                raise
-            slow = isinstance(e, _SlowBody)
-            error = ProtocolError(
-                ErrorCode.SLOW_CLIENT if slow else ErrorCode.VALIDATION_ERROR,
-                f"the body did not arrive within {self.config.body_timeout_s:g} s"
-                if slow
-                else f"the body is larger than the {cap:,}-byte limit",
-            )
-            response = JSONResponse({"error": error.data()}, status_code=408 if slow else 413)
-            await response(scope, receive, send)
-
-
-class _SlowBody(Exception):
-    pass
-
-
-class _BigBody(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 def create_app(config: ServeConfig | None = None) -> FastAPI:
