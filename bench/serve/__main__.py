@@ -134,30 +134,43 @@ def over_http(url: str, steps: int) -> np.ndarray:
 # --- throughput and capacity ---------------------------------------------------------------------
 
 
-async def steps_per_second(ws_url: str, clients: int, seconds: float) -> float:
-    """Steps per second of ``clients`` sockets stepping back to back (OpenEnv frames)."""
+ANSWER_TIMEOUT_S = 30.0
+"""A client that waits longer than this for an answer counts as failed."""
+
+
+async def exchange(socket_, frame: dict) -> dict:
+    """Sends one frame and returns the answer (TimeoutError past ``ANSWER_TIMEOUT_S``)."""
+    await socket_.send(json.dumps(frame))
+    return json.loads(await asyncio.wait_for(socket_.recv(), ANSWER_TIMEOUT_S))
+
+
+async def steps_per_second(ws_url: str, clients: int, seconds: float) -> tuple[float, str]:
+    """Steps per second of ``clients`` sockets stepping back to back (OpenEnv frames).
+
+    Returns:
+        The rate, and the first client failure (empty if none).
+    """
     deadline = time.monotonic() + seconds
     counts = [0] * clients
 
     async def client(index: int) -> None:
         async with websockets.connect(ws_url, max_size=None, ping_interval=None) as socket_:
-            await socket_.send(json.dumps({"type": "reset", "data": {"seed": index}}))
-            await socket_.recv()
+            await exchange(socket_, {"type": "reset", "data": {"seed": index}})
             i = index
             while time.monotonic() < deadline:
-                await socket_.send(json.dumps({"type": "step", "data": {"content": action(i)}}))
-                answer = json.loads(await socket_.recv())
+                answer = await exchange(socket_, {"type": "step", "data": {"content": action(i)}})
                 if answer["type"] != "observation":
                     raise RuntimeError(f"the server answered {answer}")
                 counts[index] += 1
                 i += 1
                 if answer["data"]["done"]:
-                    await socket_.send(json.dumps({"type": "reset", "data": {"seed": i}}))
-                    await socket_.recv()
+                    await exchange(socket_, {"type": "reset", "data": {"seed": i}})
 
     started = time.monotonic()
-    await asyncio.gather(*(client(i) for i in range(clients)))
-    return sum(counts) / (time.monotonic() - started)
+    results = await asyncio.gather(*(client(i) for i in range(clients)), return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    first = f"{len(failures)} clients failed: {type(failures[0]).__name__}" if failures else ""
+    return sum(counts) / (time.monotonic() - started), first
 
 
 async def sessions_held(ws_url: str, sessions: int) -> tuple[int, str]:
@@ -173,8 +186,7 @@ async def sessions_held(ws_url: str, sessions: int) -> tuple[int, str]:
 
             async def open_one(seed: int):
                 socket_ = await websockets.connect(ws_url, open_timeout=60, ping_interval=None)
-                await socket_.send(json.dumps({"type": "reset", "data": {"seed": seed}}))
-                answer = json.loads(await socket_.recv())
+                answer = await exchange(socket_, {"type": "reset", "data": {"seed": seed}})
                 if answer["type"] != "observation":
                     await socket_.close()
                     raise RuntimeError(answer["data"]["message"])
@@ -188,8 +200,7 @@ async def sessions_held(ws_url: str, sessions: int) -> tuple[int, str]:
             failures += [s for s in opened if isinstance(s, BaseException)]
 
         async def state(socket_) -> bool:
-            await socket_.send(json.dumps({"type": "state"}))
-            return json.loads(await socket_.recv())["type"] == "state"
+            return (await exchange(socket_, {"type": "state"}))["type"] == "state"
 
         answers = await asyncio.gather(*(state(s) for s in sockets), return_exceptions=True)
         failures += [a for a in answers if isinstance(a, BaseException)]
@@ -225,16 +236,21 @@ def main() -> None:
         theirs_ws = theirs.url.replace("http", "ws") + "/ws"
         # Alternate the servers so that drifting load on the machine hits both alike.
         rates: dict[str, list[float]] = {"ours": [], "theirs": []}
+        notes: list[str] = []
         for _ in range(2):
             for key, url in (("ours", ours_ws), ("theirs", theirs_ws)):
-                rates[key].append(asyncio.run(steps_per_second(url, args.clients, args.seconds)))
+                rate, failed = asyncio.run(steps_per_second(url, args.clients, args.seconds))
+                rates[key].append(rate)
+                notes += [f"{key}: {failed}"] if failed else []
         best_ours, best_theirs = max(rates["ours"]), max(rates["theirs"])
+        ratio = f"{best_ours / best_theirs:.1f}x" if best_theirs else "-"
         table.add_row(
             f"steps/s, {args.clients} sockets (best of 2)",
             f"{best_ours:,.0f}",
             f"{best_theirs:,.0f}",
-            f"{best_ours / best_theirs:.1f}x",
+            "; ".join([ratio, *notes]),
         )
+        console.print(table)
         held_ours, why_ours = asyncio.run(sessions_held(ours_ws, args.sessions))
         rss_ours = ours.rss_mb()
         held_theirs, why_theirs = asyncio.run(sessions_held(theirs_ws, args.sessions))
