@@ -7,7 +7,7 @@ Rows (all on `GuessNumber-v0`, a light env, so the numbers are the transport's):
       session API (one keep-alive connection). Each server runs in its own process.
     * sessions held at once: WebSocket sessions opened and reset, then all asked for their
       state; the count that answered and the server's resident memory.
-    * steps/s: ``--clients`` WebSocket clients stepping as fast as answers come, against
+    * steps/s: 1, 4 and ``--clients`` WebSocket clients stepping as fast as answers come, against
       `palaestra serve` and against OpenEnv's own server framework (``openenv-core``,
       `bench.serve.openenv_server`) serving the same env, with the same client code and
       frames (OpenEnv's protocol).
@@ -72,7 +72,11 @@ class Server:
 
     def stop(self) -> None:
         self.process.terminate()
-        self.process.wait(10)
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:  # a wedged server ignores SIGTERM
+            self.process.kill()
+            self.process.wait(10)
 
 
 def palaestra_server(max_sessions: int) -> Server:
@@ -137,6 +141,9 @@ def over_http(url: str, steps: int) -> np.ndarray:
 ANSWER_TIMEOUT_S = 30.0
 """A client that waits longer than this for an answer counts as failed."""
 
+HOLD_DEADLINE_S = 180.0
+"""The sessions-held row stops opening sessions after this long."""
+
 
 async def exchange(socket_, frame: dict) -> dict:
     """Sends one frame and returns the answer (TimeoutError past ``ANSWER_TIMEOUT_S``)."""
@@ -181,11 +188,17 @@ async def sessions_held(ws_url: str, sessions: int) -> tuple[int, str]:
     """
     sockets = []
     failures: list[BaseException] = []
+    give_up_at = time.monotonic() + HOLD_DEADLINE_S
     try:
         for batch in range(0, sessions, 50):
+            if time.monotonic() > give_up_at:
+                failures.append(TimeoutError(f"stopped opening after {HOLD_DEADLINE_S:g} s"))
+                break
 
             async def open_one(seed: int):
-                socket_ = await websockets.connect(ws_url, open_timeout=60, ping_interval=None)
+                socket_ = await websockets.connect(
+                    ws_url, open_timeout=ANSWER_TIMEOUT_S, ping_interval=None
+                )
                 answer = await exchange(socket_, {"type": "reset", "data": {"seed": seed}})
                 if answer["type"] != "observation":
                     await socket_.close()
@@ -222,8 +235,7 @@ def main() -> None:
     for column in ("row", "palaestra", "openenv-core 0.3.0", "note"):
         table.add_column(column)
 
-    ours = palaestra_server(args.sessions + 16)
-    theirs = openenv_server(args.sessions + 16)
+    ours = palaestra_server(64)
     try:
         for name, times in (
             ("step in process", in_process(args.steps)),
@@ -232,38 +244,54 @@ def main() -> None:
         ):
             p50, p99 = np.percentile(times, [50, 99]) * 1e3
             table.add_row(f"{name} p50 / p99 (ms)", f"{p50:.3f} / {p99:.3f}", "", "")
-        ours_ws = ours.url.replace("http", "ws") + f"/{ENV_ID}/ws"
-        theirs_ws = theirs.url.replace("http", "ws") + "/ws"
-        # Alternate the servers so that drifting load on the machine hits both alike.
+    finally:
+        ours.stop()
+    # Fresh servers for each row (a server wedged by one row must not sink the next), and
+    # the servers alternate so that drifting load on the machine hits both alike.
+    for clients in sorted({1, 4, args.clients}):
         rates: dict[str, list[float]] = {"ours": [], "theirs": []}
         notes: list[str] = []
-        for _ in range(2):
-            for key, url in (("ours", ours_ws), ("theirs", theirs_ws)):
-                rate, failed = asyncio.run(steps_per_second(url, args.clients, args.seconds))
-                rates[key].append(rate)
-                notes += [f"{key}: {failed}"] if failed else []
+        servers = {"ours": palaestra_server(64), "theirs": openenv_server(64)}
+        urls = {
+            "ours": servers["ours"].url.replace("http", "ws") + f"/{ENV_ID}/ws",
+            "theirs": servers["theirs"].url.replace("http", "ws") + "/ws",
+        }
+        try:
+            for _ in range(2):
+                for key in ("ours", "theirs"):
+                    rate, failed = asyncio.run(steps_per_second(urls[key], clients, args.seconds))
+                    rates[key].append(rate)
+                    notes += [f"{key}: {failed}"] if failed else []
+        finally:
+            for server in servers.values():
+                server.stop()
         best_ours, best_theirs = max(rates["ours"]), max(rates["theirs"])
         ratio = f"{best_ours / best_theirs:.1f}x" if best_theirs else "-"
         table.add_row(
-            f"steps/s, {args.clients} sockets (best of 2)",
+            f"steps/s, {clients} socket{'s' * (clients > 1)} (best of 2)",
             f"{best_ours:,.0f}",
             f"{best_theirs:,.0f}",
             "; ".join([ratio, *notes]),
         )
-        console.print(table)
-        held_ours, why_ours = asyncio.run(sessions_held(ours_ws, args.sessions))
-        rss_ours = ours.rss_mb()
-        held_theirs, why_theirs = asyncio.run(sessions_held(theirs_ws, args.sessions))
-        rss_theirs = theirs.rss_mb()
-        table.add_row(
-            f"sessions held of {args.sessions} (server RSS)",
-            f"{held_ours} ({rss_ours:.0f} MB)",
-            f"{held_theirs} ({rss_theirs:.0f} MB)",
-            "; ".join(w for w in (why_ours, why_theirs) if w),
-        )
-    finally:
-        ours.stop()
-        theirs.stop()
+    held: dict[str, str] = {}
+    notes = []
+    for key, start in (("ours", palaestra_server), ("theirs", openenv_server)):
+        server = start(args.sessions + 16)
+        path = f"/{ENV_ID}/ws" if key == "ours" else "/ws"
+        try:
+            count, failed = asyncio.run(
+                sessions_held(server.url.replace("http", "ws") + path, args.sessions)
+            )
+            held[key] = f"{count} ({server.rss_mb():.0f} MB)"
+            notes += [f"{key}: {failed}"] if failed else []
+        finally:
+            server.stop()
+    table.add_row(
+        f"sessions held of {args.sessions} (server RSS)",
+        held["ours"],
+        held["theirs"],
+        "; ".join(notes),
+    )
     console.print(table)
 
 

@@ -67,6 +67,10 @@ POLICY_VIOLATION = 1008
 
 OPEN_PATHS = ("/health", "/docs", "/openapi.json")
 
+REFUSAL_LINGER_S = 2.0
+"""How long a refused socket (capacity, unknown id or session) waits for the client's first
+frame, to answer it with the refusal before closing."""
+
 
 def authorized(header: str | None, token: str | None) -> bool:
     """Whether an ``Authorization`` header carries ``token`` (Bearer, or Basic's password)."""
@@ -256,9 +260,16 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     # --- WebSocket -------------------------------------------------------------------------
 
     async def refuse(websocket: WebSocket, error: ProtocolError, code: int = 1000) -> None:
+        frame = json.dumps({"type": "error", "data": error.data()})
         await websocket.accept()
         with contextlib.suppress(Exception):
-            await websocket.send_text(json.dumps({"type": "error", "data": error.data()}))
+            await websocket.send_text(frame)
+            if code != POLICY_VIOLATION:
+                # A client that sends its first frame before the close reaches it (OpenEnv's
+                # does) would see a closed socket, not the reason: answer that frame too.
+                message = await asyncio.wait_for(websocket.receive(), REFUSAL_LINGER_S)
+                if message["type"] == "websocket.receive":
+                    await websocket.send_text(frame)
             await websocket.close(code)
 
     def token_ok(websocket: WebSocket) -> bool:

@@ -24,9 +24,12 @@ def _ws(server, path: str) -> str:
 
 
 async def _first_frame(url: str, **options) -> tuple[dict, int | None]:
+    """The refusal the server sends first, and the close code that follows it."""
     async with websockets.connect(url, **options) as socket_:
         frame = json.loads(await socket_.recv())
         try:
+            await socket_.send(json.dumps({"type": "reset"}))
+            assert json.loads(await socket_.recv()) == frame  # a request gets the refusal too
             await socket_.recv()
         except websockets.ConnectionClosed as closed:
             return frame, closed.rcvd.code if closed.rcvd else None
