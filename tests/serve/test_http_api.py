@@ -72,3 +72,22 @@ def test_idle_sessions_are_reaped(serve):
         time.sleep(0.1)
     response = httpx.get(f"{server.url}/sessions/{sid}/state")
     assert response.status_code == 404 and "reaped" in response.json()["error"]["message"]
+
+
+def test_the_cli_refuses_unknown_ids_and_bad_options(palaestra_script, subprocess_env):
+    import subprocess
+
+    for args, expected in (
+        (["GuessNumbr-v0"], "Did you mean 'GuessNumber-v0'"),
+        (["--max-sessions", "0"], "max_sessions must be a positive integer"),
+        (["--token", "short"], "at least 8 characters"),
+    ):
+        done = subprocess.run(
+            [palaestra_script, "serve", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=subprocess_env(),
+        )
+        assert done.returncode == 2, done.stderr
+        assert expected in done.stderr
