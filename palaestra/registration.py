@@ -446,9 +446,7 @@ def make(
         from palaestra import remote
 
         options = {"max_turns": max_turns, "max_invalid": max_invalid}
-        remote_env = remote.make(
-            id, **{k: v for k, v in options.items() if v is not ...}, **kwargs
-        )
+        remote_env = remote.make(id, **{k: v for k, v in options.items() if v is not ...}, **kwargs)
         remote_env.render_mode = render_mode
         return remote_env
     env_spec = id if isinstance(id, EnvSpec) else registry.resolve(id)
