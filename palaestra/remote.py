@@ -34,6 +34,8 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
+import gymnasium as gym
+
 from palaestra.core import Action, Env, Info, Observation
 from palaestra.errors import (
     CapacityError,
@@ -260,6 +262,7 @@ class RemoteEnv(Env):
             InfrastructureError: No server answers.
         """
         data = {"seed": seed, "options": options}
+        gym.Env.reset(self, seed=seed)  # seeds the local np_random, as Gymnasium expects
         for attempt in range(2):
             if self.session_id is None:
                 self._open()
@@ -278,6 +281,7 @@ class RemoteEnv(Env):
     ) -> tuple[Observation, Info]:
         """The async twin of `reset`."""
         data = {"seed": seed, "options": options}
+        gym.Env.reset(self, seed=seed)  # seeds the local np_random, as Gymnasium expects
         for attempt in range(2):
             if self.session_id is None:
                 await asyncio.to_thread(self._open)

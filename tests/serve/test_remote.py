@@ -119,3 +119,24 @@ def test_rollout_engine_runs_unchanged_over_remote_envs(serve, formatter):
         assert ours.completion_ids == theirs.completion_ids
         assert ours.turn_rewards == theirs.turn_rewards
         assert ours.loss_mask == theirs.loss_mask
+
+
+def test_gymnasium_checker_and_wrappers_take_a_remote_env(serve):
+    import warnings
+
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env as gymnasium_check_env
+
+    server = serve(env_ids=("GuessNumber-v0",))
+    env = palaestra.make(f"{server.url}/GuessNumber-v0")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gymnasium_check_env(env)
+    complaints = [str(w.message) for w in caught if "gymnasium" in str(w.filename)]
+    # A remote env has no Gymnasium spec (it was not made by gymnasium.make); nothing else.
+    assert all("not having a spec" in c for c in complaints), complaints
+    limited = gymnasium.wrappers.TimeLimit(env, max_episode_steps=2)
+    limited.reset(seed=0)
+    limited.step("<guess>1</guess>")
+    *_, terminated, truncated, _ = limited.step("<guess>2</guess>")
+    assert (terminated, truncated) == (False, True)
