@@ -8,6 +8,7 @@
     palaestra train [OPTIONS]          warm-start and train a policy with GRPO/PPO
     palaestra report RUN               a training run's summary as one HTML page
     palaestra view RUN [RUN2]          browse a run's plots and episodes (--export DIR: a copy)
+    palaestra serve [IDS]...           serve envs over OpenEnv's WebSocket protocol and HTTP
 
 Env arguments are passed as ``--arg name=value`` (values are read as JSON when they
 parse, else as strings), e.g. ``palaestra play GuessNumber-v0 --arg level=5``.
@@ -441,6 +442,9 @@ def report_command(
 
 
 def _mount_subcommands() -> None:
+    from palaestra.serve.cli import register as register_serve
+
+    register_serve(app)
     try:
         from palaestra.trainers.cli import register as register_train
     except ImportError:

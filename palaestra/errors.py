@@ -35,6 +35,19 @@ class InfrastructureError(PalaestraError, RuntimeError):
     """
 
 
+class CapacityError(InfrastructureError):
+    """An env server holds as many sessions as it may; the message says how many.
+
+    Attributes:
+        active: Sessions open on the server.
+        limit: The most it may hold.
+    """
+
+    def __init__(self, message: str, *, active: int, limit: int):
+        super().__init__(message)
+        self.active, self.limit = active, limit
+
+
 class ConformanceError(PalaestraError, AssertionError):
     """An environment breaks the contract checked by `palaestra.check_env`."""
 

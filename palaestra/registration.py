@@ -423,7 +423,9 @@ def make(
     """Creates an environment by id.
 
     Args:
-        id: A registered id (``Name-vN``; ``palaestra/`` prefix allowed) or a spec.
+        id: A registered id (``Name-vN``; ``palaestra/`` prefix allowed), a spec, or the URL
+            of an id on a `palaestra serve` server (``http://host:port/Name-vN``), which
+            gives a `palaestra.remote.RemoteEnv`.
         max_turns: Overrides the spec's turn cap (None removes it).
         max_invalid: Overrides the spec's invalid-action allowance (None removes it).
         render_mode: ``"ansi"`` or ``"human"``.
@@ -440,6 +442,13 @@ def make(
     """
     from palaestra.core import Env
 
+    if isinstance(id, str) and "://" in id:
+        from palaestra import remote
+
+        options = {"max_turns": max_turns, "max_invalid": max_invalid}
+        remote_env = remote.make(id, **{k: v for k, v in options.items() if v is not ...}, **kwargs)
+        remote_env.render_mode = render_mode
+        return remote_env
     env_spec = id if isinstance(id, EnvSpec) else registry.resolve(id)
     factory = load_entry_point(env_spec.entry_point)
     names, has_var_kwargs = accepted_arguments(factory)

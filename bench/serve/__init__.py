@@ -1,0 +1,1 @@
+"""Serve benchmark: `palaestra serve` beside in-process stepping and OpenEnv's own server."""
