@@ -229,6 +229,26 @@ def _ordered(moves: int, size: int) -> list[int]:
     return sorted(_bits(moves), key=lambda bit: (-weights[bit.bit_length() - 1], bit))
 
 
+# Every episode opens on the same few positions (and a reset draws them twice).
+@functools.lru_cache(maxsize=1024)
+def picture(black: int, white: int, marked: int, size: int) -> str:
+    """The board with the ``marked`` squares drawn ``*``, and the disc counts."""
+    cells = [
+        "B" if black & square else "W" if white & square else "*" if marked & square else "."
+        for square in geometry(size).squares
+    ]
+    board = board_picture(size, size).format(*cells)
+    return f"{board}\nDiscs: black {black.bit_count()}, white {white.bit_count()}"
+
+
+@functools.lru_cache(maxsize=1024)
+def most_flips(own: int, opp: int, size: int) -> tuple[int, ...]:
+    """The placements (bits) that turn the most discs, for the side to move."""
+    counts = {bit: flips(own, opp, bit, size).bit_count() for bit in _bits(legal(own, opp, size))}
+    top = max(counts.values())
+    return tuple(bit for bit, n in counts.items() if n == top)
+
+
 @functools.lru_cache(maxsize=100_000)
 def best_moves(own: int, opp: int, size: int, depth: int, endgame: int) -> tuple[int, ...]:
     """The best placements (bits) for the side to move; exact when few cells are empty."""
@@ -323,14 +343,7 @@ class Othello(TurnBasedGame):
     def view(self, agent: str) -> str:
         """The board with the mover's legal moves marked ``*``, and the disc counts."""
         mover = self.possible_agents[self.mover]
-        moves = legal(*self._sides(mover), self.size)
-        black, white = self.discs
-        cells = [
-            "B" if black & square else "W" if white & square else "*" if moves & square else "."
-            for square in geometry(self.size).squares
-        ]
-        picture = board_picture(self.size, self.size).format(*cells)
-        return f"{picture}\nDiscs: black {black.bit_count()}, white {white.bit_count()}"
+        return picture(*self.discs, legal(*self._sides(mover), self.size), self.size)
 
     def legal_moves(self, agent: str) -> list[int]:
         """The bits of the cells where the agent's disc would outflank a line."""
@@ -357,10 +370,7 @@ def random_opponent(game: Othello, agent: str) -> int:
 
 def greedy_opponent(game: Othello, agent: str) -> int:
     """The cell that turns the most discs (random among equals)."""
-    own, opp = game._sides(agent)
-    counts = {bit: flips(own, opp, bit, game.size).bit_count() for bit in game.legal_moves(agent)}
-    top = max(counts.values())
-    return pick(game, [bit for bit, n in counts.items() if n == top])
+    return pick(game, list(most_flips(*game._sides(agent), game.size)))
 
 
 def positional_opponent(game: Othello, agent: str) -> int:
