@@ -114,7 +114,7 @@ def geometry(size: int) -> Geometry:
     directions = []
     for dr, dc in steps:
         shift = dr * size + dc
-        # A step towards higher columns must not wrap into the first column, and back.
+        # A step towards higher columns must not wrap into the first column, nor back.
         mask = full & (not_first if dc == 1 else not_last if dc == -1 else full)
         directions.append((max(shift, 0), max(-shift, 0), mask))
     rays = []
