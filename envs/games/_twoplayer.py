@@ -8,11 +8,12 @@ mover sees the board from its side and is asked to move. Wins pay `WIN_REWARD`, 
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 from palaestra.multiagent import MultiAgentEnv, Round, win_loss_verdicts
 
-from ._common import parse_move
+from ._common import framed, parse_move
 
 WIN_REWARD = 1.0
 DRAW_REWARD = 0.0
@@ -32,6 +33,8 @@ class TurnBasedGame(MultiAgentEnv):
     outcome_rewards: ClassVar[tuple[float, float, float]] = (WIN_REWARD, DRAW_REWARD, LOSS_REWARD)
     draw_succeeds: ClassVar[bool] = False
     """Whether a draw counts as a success (where perfect play can only guarantee a draw)."""
+    public_board: ClassVar[bool] = False
+    """Whether both seats see the same board (`view` ignores the agent), so it is drawn once."""
     forfeit_rewards = (WIN_REWARD, LOSS_REWARD)
 
     mover = 0
@@ -44,9 +47,10 @@ class TurnBasedGame(MultiAgentEnv):
             raise ValueError(f"{type(self).__name__}.reset takes no options, got {sorted(options)}")
         self.start()
         first = self.possible_agents[self.mover]
+        views = self.views()
         texts = {}
         for agent in self.possible_agents:
-            text = f"{self.rules}\nYou are {self.seat_name(agent)}.\n\n{self.view(agent)}"
+            text = f"{self.rules}\nYou are {self.seat_name(agent)}.\n\n{views[agent]}"
             texts[agent] = text + (
                 "\nYour move." if agent == first else "\nYour opponent moves first."
             )
@@ -65,11 +69,12 @@ class TurnBasedGame(MultiAgentEnv):
         if ended is not None:
             winner, reason = ended
             win, draw, loss = self.outcome_rewards
+            views = self.views()
             for seat in self.possible_agents:
                 value = draw if winner is None else win if seat == winner else loss
                 parts.setdefault(seat, {})["outcome"] = value
                 messages[seat] += (
-                    f"\n{self.view(seat)}\nGame over: {self._describe(seat, winner, reason)}"
+                    f"\n{views[seat]}\nGame over: {self._describe(seat, winner, reason)}"
                 )
             verdicts = win_loss_verdicts(
                 self.possible_agents,
@@ -86,6 +91,12 @@ class TurnBasedGame(MultiAgentEnv):
             messages[agent] += " Your opponent has no legal move and passes."
             messages[other] += " You have no legal move and pass."
         return Round(messages, parts)
+
+    def views(self) -> dict[str, str]:
+        """The board as each seat sees it."""
+        if self.public_board:
+            return dict.fromkeys(self.possible_agents, self.view(self.possible_agents[0]))
+        return {agent: self.view(agent) for agent in self.possible_agents}
 
     @staticmethod
     def _describe(seat: str, winner: str | None, reason: str) -> str:
@@ -136,6 +147,16 @@ class TurnBasedGame(MultiAgentEnv):
     def render_text(self, agent: str | None = None) -> str:
         """The board from ``agent``'s side (the first seat's when None)."""
         return self.view(agent or self.possible_agents[0])
+
+
+@functools.cache
+def board_picture(rows: int, columns: int) -> str:
+    """`framed`'s picture of a grid with a ``{}`` slot per cell, to fill row by row (`str.format`).
+
+    The frame is the same on every turn, and drawing it anew was most of a turn's work.
+    """
+    slot = "\0"  # stands for one cell; never part of a frame
+    return framed([slot * columns] * rows).replace(slot, "{}")
 
 
 def pick(game: MultiAgentEnv, options: list[Any]) -> Any:

@@ -73,6 +73,16 @@ OPPONENTS_BY_LEVEL = (
 )
 _WIN_SCORE = 1_000_000
 _FULL = sum(1 << (c * STRIDE + r) for c in range(COLUMNS) for r in range(ROWS))
+_TOPS = tuple(1 << (c * STRIDE + ROWS - 1) for c in range(COLUMNS))
+"""The top cell of each column: a column is full when its top cell is."""
+_CELLS_TOP_DOWN = tuple(
+    1 << (c * STRIDE + r) for r in reversed(range(ROWS)) for c in range(COLUMNS)
+)
+"""Each cell's bit in the order the grid is drawn: the top row first, left to right."""
+_PICTURE = "\n".join(
+    [" ".join(["{}"] * COLUMNS)] * ROWS + [" ".join(str(c + 1) for c in range(COLUMNS))]
+)
+"""The grid with a ``{}`` slot per cell (in `_CELLS_TOP_DOWN` order) above the column numbers."""
 
 
 def _windows() -> tuple[int, ...]:
@@ -192,6 +202,7 @@ class ConnectFour(TurnBasedGame):
     """Connect Four in the multi-agent form (player_0 is X and moves first)."""
 
     game_name = "connect_four"
+    public_board = True
     rules = (
         "Connect Four. Players take turns dropping a disc into one of the 7 columns of a 6x7 grid; "
         "it falls to the lowest free cell. Four of your discs in a row, column or diagonal win; a "
@@ -248,18 +259,15 @@ class ConnectFour(TurnBasedGame):
 
     def view(self, agent: str) -> str:
         """The grid, top row first, the same for both seats."""
-        rows = []
-        for r in reversed(range(ROWS)):
-            row = []
-            for c in range(COLUMNS):
-                bit = 1 << (c * STRIDE + r)
-                row.append("X" if self.boards[0] & bit else "O" if self.boards[1] & bit else ".")
-            rows.append(" ".join(row))
-        return "\n".join(rows + [" ".join(str(c + 1) for c in range(COLUMNS))])
+        x, o = self.boards
+        return _PICTURE.format(
+            *["X" if x & bit else "O" if o & bit else "." for bit in _CELLS_TOP_DOWN]
+        )
 
     def legal_moves(self, agent: str) -> list[int]:
         """The columns that are not full."""
-        return [c for c in range(COLUMNS) if _drop(*self._mine(agent), c) is not None]
+        filled = self.boards[0] | self.boards[1]
+        return [c for c in range(COLUMNS) if not filled & _TOPS[c]]
 
     def move_text(self, agent: str, move: int) -> str:
         """The column as ``<move>4</move>`` (numbered from 1)."""
@@ -282,11 +290,11 @@ def random_opponent(game: ConnectFour, agent: str) -> int:
 def greedy_opponent(game: ConnectFour, agent: str) -> int:
     """Wins when it can, blocks when it must, else a central column (random among equals)."""
     mine, theirs = game._mine(agent)
+    legal = game.legal_moves(agent)
     for own, other in ((mine, theirs), (theirs, mine)):
-        for column in game.legal_moves(agent):
+        for column in legal:
             if has_four(own | _drop(own, other, column)):
                 return column
-    legal = game.legal_moves(agent)
     closest = min(abs(c - 3) for c in legal)
     return pick(game, [c for c in legal if abs(c - 3) == closest])
 

@@ -52,13 +52,21 @@ Version history:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import VsOpponent
 
-from ._common import check_level, column_label, framed, level_value, parse_cell
-from ._twoplayer import DRAW_REWARD, LOSS_REWARD, WIN_REWARD, TurnBasedGame, pick
+from ._common import check_level, column_label, level_value, parse_cell
+from ._twoplayer import (
+    DRAW_REWARD,
+    LOSS_REWARD,
+    WIN_REWARD,
+    TurnBasedGame,
+    board_picture,
+    pick,
+)
 
 __all__ = ["DRAW_REWARD", "LOSS_REWARD", "WIN_REWARD", "Othello", "OthelloEnv"]
 
@@ -74,19 +82,54 @@ OPPONENTS_BY_LEVEL = (
 _INF = 1 << 30
 
 
-@functools.lru_cache(maxsize=8)
-def geometry(size: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ...]]:
-    """The full-board mask, the 8 (shift, mask) directions, and the square weights of ``size``."""
+@dataclasses.dataclass(frozen=True)
+class Geometry:
+    """What the rules need to know about a board of one size, computed once per size.
+
+    Attributes:
+        full: The mask of every square (square ``r * size + c`` is bit ``r * size + c``).
+        directions: The 8 directions as ``(up, down, mask)``: a step moves a board to
+            ``((board << up) >> down) & mask`` (one shift is zero; the mask drops what
+            would wrap round a row's end or fall off the board).
+        rays: Per square, the squares in each direction outwards from it (in order;
+            rays shorter than two squares, which can outflank nothing, are left out).
+        weights: Each square's weight (corners high, the squares beside corners low).
+        squares: Each square's bit, row by row.
+    """
+
+    full: int
+    directions: tuple[tuple[int, int, int], ...]
+    rays: tuple[tuple[tuple[int, ...], ...], ...]
+    weights: tuple[int, ...]
+    squares: tuple[int, ...]
+
+
+@functools.cache
+def geometry(size: int) -> Geometry:
+    """The `Geometry` of a ``size`` x ``size`` board."""
     full = (1 << (size * size)) - 1
     not_first = sum(1 << (r * size + c) for r in range(size) for c in range(1, size))
     not_last = sum(1 << (r * size + c) for r in range(size) for c in range(size - 1))
+    steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
     directions = []
-    for dr in (-1, 0, 1):
-        for dc in (-1, 0, 1):
-            if dr or dc:
-                # A shift moving towards higher columns must not wrap into the first column.
-                mask = full & (not_first if dc == 1 else not_last if dc == -1 else full)
-                directions.append((dr * size + dc, mask))
+    for dr, dc in steps:
+        shift = dr * size + dc
+        # A step towards higher columns must not wrap into the first column, nor back.
+        mask = full & (not_first if dc == 1 else not_last if dc == -1 else full)
+        directions.append((max(shift, 0), max(-shift, 0), mask))
+    rays = []
+    for r in range(size):
+        for c in range(size):
+            square_rays = []
+            for dr, dc in steps:
+                ray = []
+                row, column = r + dr, c + dc
+                while 0 <= row < size and 0 <= column < size:
+                    ray.append(1 << (row * size + column))
+                    row, column = row + dr, column + dc
+                if len(ray) >= 2:
+                    square_rays.append(tuple(ray))
+            rays.append(tuple(square_rays))
     weights = []
     for r in range(size):
         for c in range(size):
@@ -99,37 +142,44 @@ def geometry(size: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[int, ..
                 weights.append(10)
             else:
                 weights.append(1)
-    return full, tuple(directions), tuple(weights)
+    return Geometry(
+        full,
+        tuple(directions),
+        tuple(rays),
+        tuple(weights),
+        tuple(1 << square for square in range(size * size)),
+    )
 
 
-def _shift(board: int, shift: int, mask: int) -> int:
-    return ((board << shift) if shift > 0 else (board >> -shift)) & mask
-
-
+# A turn asks for the same position's moves several times (the end check, the pass check,
+# the marks on the board, the mover's move) and the searches revisit positions.
+@functools.lru_cache(maxsize=1 << 14)
 def legal(own: int, opp: int, size: int) -> int:
     """The legal placements of ``own`` as a bit mask."""
-    full, directions, _ = geometry(size)
-    empty = full & ~(own | opp)
+    board = geometry(size)
+    empty = board.full & ~(own | opp)
     moves = 0
-    for shift, mask in directions:
-        line = _shift(own, shift, mask) & opp
-        for _ in range(size - 3):
-            line |= _shift(line, shift, mask) & opp
-        moves |= _shift(line, shift, mask) & empty
+    for up, down, mask in board.directions:
+        # Walk from each own disc over a run of the opponent's; an empty square after it is legal.
+        line = ((own << up) >> down) & mask & opp
+        while line:
+            line = ((line << up) >> down) & mask
+            moves |= line & empty
+            line &= opp
     return moves
 
 
 def flips(own: int, opp: int, move: int, size: int) -> int:
     """The opponent's discs turned by placing ``own``'s disc on bit ``move``."""
-    _, directions, _ = geometry(size)
     turned = 0
-    for shift, mask in directions:
-        line, cursor = 0, _shift(move, shift, mask)
-        while cursor & opp:
-            line |= cursor
-            cursor = _shift(cursor, shift, mask)
-        if cursor & own:
-            turned |= line
+    for ray in geometry(size).rays[move.bit_length() - 1]:
+        line = 0
+        for square in ray:
+            if not square & opp:
+                if square & own:
+                    turned |= line
+                break
+            line |= square
     return turned
 
 
@@ -142,7 +192,7 @@ def _bits(mask: int):
 
 def evaluate(own: int, opp: int, size: int) -> int:
     """Square weights of ``own`` minus ``opp``, plus 5 per move of mobility difference."""
-    _, _, weights = geometry(size)
+    weights = geometry(size).weights
     score = 0
     for bit in _bits(own):
         score += weights[bit.bit_length() - 1]
@@ -175,15 +225,34 @@ def negamax(own: int, opp: int, size: int, depth: int, alpha: int, beta: int, ex
 
 
 def _ordered(moves: int, size: int) -> list[int]:
-    _, _, weights = geometry(size)
+    weights = geometry(size).weights
     return sorted(_bits(moves), key=lambda bit: (-weights[bit.bit_length() - 1], bit))
+
+
+# Every episode opens on the same few positions (and a reset draws them twice).
+@functools.lru_cache(maxsize=1024)
+def picture(black: int, white: int, marked: int, size: int) -> str:
+    """The board with the ``marked`` squares drawn ``*``, and the disc counts."""
+    cells = [
+        "B" if black & square else "W" if white & square else "*" if marked & square else "."
+        for square in geometry(size).squares
+    ]
+    board = board_picture(size, size).format(*cells)
+    return f"{board}\nDiscs: black {black.bit_count()}, white {white.bit_count()}"
+
+
+@functools.lru_cache(maxsize=1024)
+def most_flips(own: int, opp: int, size: int) -> tuple[int, ...]:
+    """The placements (bits) that turn the most discs, for the side to move."""
+    counts = {bit: flips(own, opp, bit, size).bit_count() for bit in _bits(legal(own, opp, size))}
+    top = max(counts.values())
+    return tuple(bit for bit, n in counts.items() if n == top)
 
 
 @functools.lru_cache(maxsize=100_000)
 def best_moves(own: int, opp: int, size: int, depth: int, endgame: int) -> tuple[int, ...]:
     """The best placements (bits) for the side to move; exact when few cells are empty."""
-    full, _, _ = geometry(size)
-    exact = (full & ~(own | opp)).bit_count() <= endgame
+    exact = (geometry(size).full & ~(own | opp)).bit_count() <= endgame
     scores = {}
     for bit in _ordered(legal(own, opp, size), size):
         turned = flips(own, opp, bit, size)
@@ -198,6 +267,7 @@ class Othello(TurnBasedGame):
     """Othello in the multi-agent form (player_0 is Black and moves first)."""
 
     game_name = "othello"
+    public_board = True
     example_move = "d3"
     state_attrs = ("discs", "mover")
     invalid_action_penalty = INVALID_ACTION_PENALTY
@@ -273,24 +343,7 @@ class Othello(TurnBasedGame):
     def view(self, agent: str) -> str:
         """The board with the mover's legal moves marked ``*``, and the disc counts."""
         mover = self.possible_agents[self.mover]
-        moves = legal(*self._sides(mover), self.size)
-        rows = []
-        for r in range(self.size):
-            row = []
-            for c in range(self.size):
-                bit = 1 << (r * self.size + c)
-                row.append(
-                    "B"
-                    if self.discs[0] & bit
-                    else "W"
-                    if self.discs[1] & bit
-                    else "*"
-                    if moves & bit
-                    else "."
-                )
-            rows.append("".join(row))
-        black, white = self.discs
-        return f"{framed(rows)}\nDiscs: black {black.bit_count()}, white {white.bit_count()}"
+        return picture(*self.discs, legal(*self._sides(mover), self.size), self.size)
 
     def legal_moves(self, agent: str) -> list[int]:
         """The bits of the cells where the agent's disc would outflank a line."""
@@ -317,15 +370,12 @@ def random_opponent(game: Othello, agent: str) -> int:
 
 def greedy_opponent(game: Othello, agent: str) -> int:
     """The cell that turns the most discs (random among equals)."""
-    own, opp = game._sides(agent)
-    counts = {bit: flips(own, opp, bit, game.size).bit_count() for bit in game.legal_moves(agent)}
-    top = max(counts.values())
-    return pick(game, [bit for bit, n in counts.items() if n == top])
+    return pick(game, list(most_flips(*game._sides(agent), game.size)))
 
 
 def positional_opponent(game: Othello, agent: str) -> int:
     """The cell with the best square weight (random among equals)."""
-    _, _, weights = geometry(game.size)
+    weights = geometry(game.size).weights
     moves = game.legal_moves(agent)
     top = max(weights[bit.bit_length() - 1] for bit in moves)
     return pick(game, [bit for bit in moves if weights[bit.bit_length() - 1] == top])

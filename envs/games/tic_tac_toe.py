@@ -49,8 +49,15 @@ import functools
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import VsOpponent
 
-from ._common import check_level, column_label, framed, level_value, parse_cell
-from ._twoplayer import DRAW_REWARD, LOSS_REWARD, WIN_REWARD, TurnBasedGame, pick
+from ._common import check_level, column_label, level_value, parse_cell
+from ._twoplayer import (
+    DRAW_REWARD,
+    LOSS_REWARD,
+    WIN_REWARD,
+    TurnBasedGame,
+    board_picture,
+    pick,
+)
 
 __all__ = ["DRAW_REWARD", "LOSS_REWARD", "WIN_REWARD", "TicTacToe", "TicTacToeEnv"]
 
@@ -94,6 +101,7 @@ class TicTacToe(TurnBasedGame):
     """Tic-tac-toe in the multi-agent form (player_0 is X and moves first)."""
 
     game_name = "tic_tac_toe"
+    public_board = True
     rules = (
         "Tic-tac-toe. Players take turns marking a free cell of the 3x3 grid; X moves first. Three "
         "marks in a row, column or diagonal win; a full grid is a draw. Grid: X, O, . free; "
@@ -153,7 +161,7 @@ class TicTacToe(TurnBasedGame):
 
     def view(self, agent: str) -> str:
         """The grid, the same for both seats."""
-        return framed([self.board[r * 3 : (r + 1) * 3] for r in range(3)])
+        return board_picture(3, 3).format(*self.board)
 
     def legal_moves(self, agent: str) -> list[int]:
         """The free cells."""
