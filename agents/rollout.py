@@ -46,6 +46,7 @@ from palaestra.agents.progress import RolloutProgress
 from palaestra.agents.scheduling import IDLE_WAIT_MAX_S, IdleWork, SetupGate, Slots, Ticket
 from palaestra.agents.tool_calls import action_message, text_to_action
 from palaestra.agents.workers import WorkerPool
+from palaestra.verdict import Verdict
 
 if TYPE_CHECKING:
     from palaestra.core import Message
@@ -204,6 +205,11 @@ class Episode:
         truncation: What cut the episode (``"max_turns"``, ``"token_budget"``, ...).
         drift: The `DriftReport` (as a dict), when checked.
         seconds: Wall-clock seconds.
+        verdict: The env's final ``info["verdict"]`` as plain data (`Verdict.to_dict`: score,
+            status, answer, reason, verifier, ...); None when the episode ended without one
+            (a turn limit, the invalid-action allowance) or did not end.
+        step: The training step the episode was played for, as ``metrics.jsonl`` counts
+            them (set by the trainer; None outside training).
     """
 
     env_id: str
@@ -230,6 +236,8 @@ class Episode:
     truncation: str | None = None
     drift: dict[str, Any] | None = None
     seconds: float = 0.0
+    verdict: dict[str, Any] | None = None
+    step: int | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -285,6 +293,8 @@ class Episode:
 
 
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (frozenset, set)):
         return sorted((_jsonable(v) for v in value), key=repr)
     if isinstance(value, (list, tuple)):
@@ -416,6 +426,18 @@ def _check_drift(episode: Episode, sequence: ChatSequence, level: str) -> None:
     except Exception as e:  # noqa: BLE001 - a report, never a failure
         reason = f"the drift check failed: {type(e).__name__}: {e}"
         episode.drift = {"ok": False, "index": None, "ours": "", "theirs": "", "reason": reason}
+
+
+def _verdict_record(verdict: Any) -> dict[str, Any] | None:
+    """A final ``info["verdict"]`` as the JSON data the episode keeps (as read back from disk)."""
+    if verdict is None:
+        return None
+    if isinstance(verdict, Verdict):
+        return _jsonable(verdict.to_dict())
+    if isinstance(verdict, Mapping):
+        return _jsonable(verdict)
+    # Not a Verdict: keep what the env said, as text, rather than lose it.
+    return {"reason": str(verdict)}
 
 
 def _env_key(task: Task) -> tuple[str, str]:
@@ -819,6 +841,8 @@ class RolloutEngine:
     ) -> bool:
         """Records an env step; True when it ended the episode (its messages then close it)."""
         episode = state.episode
+        if terminated or truncated or info.get("status") == "error" or info.get("mask"):
+            episode.verdict = _verdict_record(info.get("verdict"))
         episode.turn_rewards.append(float(reward))
         episode.reward_parts.append(
             {k: float(v) for k, v in (info.get("reward_parts") or {}).items()}

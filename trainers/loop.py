@@ -317,6 +317,8 @@ class Trainer:
         start = time.perf_counter()
         episodes, stats = self.collect()
         metrics: dict[str, Any] = {"phase": "rl", "step": self.step + 1, **stats}
+        for episode in episodes:
+            episode.step = metrics["step"]
         if episodes:
             metrics.update(episode_metrics(episodes))
             batch = self.prepare(episodes)

@@ -247,6 +247,8 @@ def _episode(episode: dict[str, Any]) -> str:
         "seed": episode.get("seed"),
         "group": episode.get("group_id"),
     }
+    if episode.get("step") is not None:  # files from before episodes recorded their step
+        facts["step"] = episode["step"]
     head = ", ".join(f"{k} <b>{_text(str(v))}</b>" for k, v in facts.items())
     parts = episode.get("reward_parts") or []
     rewards = episode.get("turn_rewards") or []
@@ -262,6 +264,11 @@ def _episode(episode: dict[str, Any]) -> str:
         else ""
     )
     why = f"<p>Error: {_text(str(episode['error']))}</p>" if episode.get("error") else ""
+    verdict = episode.get("verdict")
+    if isinstance(verdict, dict):
+        score = _number(verdict.get("score"))
+        said = f"{verdict.get('status', '?')} (score {score}): {verdict.get('reason') or '-'}"
+        why += f'<p class="verdict">Verdict: {_text(said)}</p>'
     messages = "".join(_message(m) for m in episode.get("messages") or [])
     return f'<div class="episode"><p>{head}</p>{why}{turns}{messages}</div>'
 

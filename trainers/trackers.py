@@ -37,7 +37,17 @@ PROJECT = "palaestra"
 SAMPLE_EPISODES = 8
 """Held-out episodes in each evaluation's table."""
 
-TABLE_COLUMNS = ("step", "seed", "return", "success", "status", "turns", "transcript")
+TABLE_COLUMNS = (
+    "step",
+    "seed",
+    "return",
+    "success",
+    "status",
+    "verdict",
+    "turns",
+    "transcript",
+)
+"""The sample table's columns; ``verdict`` is the final verdict's status and reason."""
 
 MAX_TRANSCRIPT = 4_000
 """Characters of an episode's transcript kept in a table cell."""
@@ -139,11 +149,20 @@ def sample_table(episodes: Sequence[Any], step: int) -> list[list[Any]]:
                 round(episode.total_reward, 6),
                 bool(episode.success),
                 episode.status,
+                verdict_text(episode.verdict),
                 episode.num_turns,
                 transcript(episode.messages),
             ]
         )
     return rows
+
+
+def verdict_text(verdict: dict[str, Any] | None) -> str:
+    """A recorded verdict as ``status: reason`` ("" for an episode that ended without one)."""
+    if not verdict:
+        return ""
+    status, reason = verdict.get("status"), verdict.get("reason")
+    return ": ".join(str(part) for part in (status, reason) if part)
 
 
 def transcript(messages: Sequence[dict[str, Any]], limit: int = MAX_TRANSCRIPT) -> str:

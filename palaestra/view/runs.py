@@ -408,8 +408,9 @@ def _filter_fields(record: dict[str, Any], sampled: int) -> dict[str, Any]:
 def episode_step(record: dict[str, Any]) -> int:
     """The RL step an episode was trained at (as in metrics.jsonl), or -1 if unknown."""
     step = record.get("step")
-    if isinstance(step, int):
+    if isinstance(step, int) and not isinstance(step, bool):
         return step
+    # Records written before episodes kept their step: the trainer's group id holds it.
     match = _GROUP_STEP.match(str(record.get("group_id", "")))
     return int(match.group(1)) + 1 if match else -1
 
@@ -545,6 +546,7 @@ class RunFolder:
             notes.append(token_note)
         if record.get("mask"):
             notes.insert(0, _mask_reason(record))
+        verdict = _shown_verdict(record.get("verdict"), large)
         keep = (
             "env_id env_kwargs seed group_id sample_index turn_spans turn_rewards reward_parts "
             "finish_reasons terminated truncated status mask error success truncation drift "
@@ -553,6 +555,7 @@ class RunFolder:
         return {
             **{name: record.get(name) for name in keep},
             **row,
+            "verdict": verdict,
             "messages": messages,
             "tokens": tokens,
             "notes": notes,
@@ -636,6 +639,33 @@ def _shown_message(message: Any, large: bool) -> dict[str, Any]:
         text = text[:SHOWN_CHARS]
     shown["content"] = text
     return shown
+
+
+def _shown_verdict(verdict: Any, large: bool) -> dict[str, Any] | None:
+    """The verdict's status, score, reason, verifier and answer; None for a record without one.
+
+    Records written before episodes kept their verdict have none. Its ``details`` (per-test
+    output, a judge's text) are left to the raw link.
+    """
+    if not isinstance(verdict, dict):
+        return None
+    answer = verdict.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        answer = json.dumps(answer, ensure_ascii=False, default=repr)
+    return {
+        "status": None if verdict.get("status") is None else str(verdict["status"]),
+        "score": _finite(verdict.get("score")),
+        "reason": _cut(str(verdict.get("reason") or ""), large),
+        "verifier": str(verdict.get("verifier") or ""),
+        "answer": None if answer is None else _cut(answer, large),
+    }
+
+
+def _cut(text: str, large: bool) -> str:
+    """``text``, cut to `SHOWN_CHARS` in a large episode."""
+    if large and len(text) > SHOWN_CHARS:
+        return text[:SHOWN_CHARS] + f" [... {len(text) - SHOWN_CHARS:,} more characters]"
+    return text
 
 
 def _mask_reason(record: dict[str, Any]) -> str:

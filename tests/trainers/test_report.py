@@ -58,6 +58,8 @@ def episode(index: int, rewards: list[float], answer: str = "<guess>4</guess>") 
         ],
         "status": "ok",
         "success": sum(rewards) > 0.5,
+        "step": 1 + index // 4,
+        "verdict": {"score": sum(rewards), "status": "incorrect", "reason": f"reason {index}"},
     }
 
 
@@ -76,6 +78,8 @@ def make_run(folder: Path, *, episodes: list[dict] | None = None) -> Path:
         # Returns 0.0, 0.1, ..., 1.1; the best one's answer is hostile markup.
         episodes = [episode(i, [i / 10]) for i in range(12)]
         episodes[11] = episode(11, [0.5, 0.6], answer=HOSTILE)
+        episodes[11]["verdict"]["reason"] = HOSTILE
+        del episodes[0]["verdict"], episodes[0]["step"]  # a record from before they were kept
     (folder / "episodes.jsonl").write_text(
         "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in episodes)
     )
@@ -96,6 +100,9 @@ def test_the_report_shows_numbers_curves_and_the_best_and_worst_episodes(tmp_pat
     seeds = [int(block.split("seed ")[1].split(",")[0]) for block in page.episodes]
     assert seeds == [111, 110, 109, 108, 107, 100, 101, 102, 103, 104]
     assert "outcome 0.6" in page.episodes[0] and "episode 11: guess a number" in page.episodes[0]
+    assert "step 3" in page.episodes[0] and "step" not in page.episodes[5].split("Verdict")[0]
+    assert "Verdict: incorrect (score 0.1): reason 1" in page.episodes[6]
+    assert "Verdict" not in page.episodes[5]  # episode 0 has none
 
 
 def test_model_and_env_text_is_shown_as_text_never_run(tmp_path):
@@ -108,7 +115,8 @@ def test_model_and_env_text_is_shown_as_text_never_run(tmp_path):
     assert "http://" not in source and "https://" not in source
     # The completion and the config value read as the characters that were written.
     assert HOSTILE in page.episodes[0]
-    assert "".join(page.text).count(HOSTILE) >= 2  # the episode and the config's env_kwargs
+    assert f"Verdict: incorrect (score 1.1): {HOSTILE}" in page.episodes[0]
+    assert "".join(page.text).count(HOSTILE) >= 3  # the answer, the verdict, the env_kwargs
     assert "&lt;script&gt;alert(&#x27;owned&#x27;)&lt;/script&gt;" in source
 
 

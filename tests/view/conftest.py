@@ -24,40 +24,57 @@ def synthetic_run(tmp_path):
     return build
 
 
-@pytest.fixture(scope="session")
-def trained_runs(tmp_path_factory) -> list[Path]:
-    """Two short runs of the trainer that differ in their estimator (run once per session)."""
+def train_run(folder: Path, **changes: Any) -> Path:
+    """Trains the tiny model for a few steps into ``folder`` (keyword arguments change fields)."""
     from palaestra.agents.tiny import tiny_model, tiny_tokenizer
     from palaestra.trainers.config import TrainConfig
     from palaestra.trainers.loop import train
 
     tokenizer = tiny_tokenizer()
-    folders = []
-    for estimator in ("grpo", "rloo"):
-        folder = tmp_path_factory.mktemp("trained") / estimator
-        config = TrainConfig(
-            env_kwargs={"max_number": 8},
-            output_dir=str(folder),
-            estimator=estimator,
-            warmup_steps=2,
-            warmup_tasks=4,
-            steps=3,
-            tasks_per_step=2,
-            group_size=2,
-            max_tokens=8,
-            eval_tasks=2,
-            eval_every=3,
-            plot=False,
-            progress=False,
-            seed=3,
-        )
-        model = tiny_model(tokenizer, num_hidden_layers=1, hidden_size=64, intermediate_size=128)
-        # In a thread of its own: the rollout engine runs its own event loop, and a session's
-        # browser (Playwright's sync API) may already run one in this thread.
-        with ThreadPoolExecutor(1) as pool:
-            pool.submit(train, config, model=model, tokenizer=tokenizer).result()
-        folders.append(folder)
-    return folders
+    values: dict[str, Any] = dict(
+        env_kwargs={"max_number": 8},
+        output_dir=str(folder),
+        warmup_steps=2,
+        warmup_tasks=4,
+        steps=3,
+        tasks_per_step=2,
+        group_size=2,
+        max_tokens=8,
+        eval_tasks=2,
+        eval_every=3,
+        plot=False,
+        progress=False,
+        seed=3,
+    )
+    config = TrainConfig(**{**values, **changes})
+    model = tiny_model(tokenizer, num_hidden_layers=1, hidden_size=64, intermediate_size=128)
+    # In a thread of its own: the rollout engine runs its own event loop, and a session's
+    # browser (Playwright's sync API) may already run one in this thread.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(train, config, model=model, tokenizer=tokenizer).result()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def trained_runs(tmp_path_factory) -> list[Path]:
+    """Two short runs of the trainer that differ in their estimator (run once per session)."""
+    return [
+        train_run(tmp_path_factory.mktemp("trained") / estimator, estimator=estimator)
+        for estimator in ("grpo", "rloo")
+    ]
+
+
+@pytest.fixture(scope="session")
+def judged_run(tmp_path_factory) -> Path:
+    """A short run on a single-turn env, whose every episode ends with the verifier's verdict.
+
+    (The tiny model's GuessNumber episodes end by the invalid-action allowance, which gives
+    no verdict.)
+    """
+    folder = tmp_path_factory.mktemp("trained") / "arithmetic"
+    return train_run(
+        folder, env_id="Arithmetic-v0", env_kwargs={"level": 1}, steps=2, eval_every=0
+    )
 
 
 @pytest.fixture

@@ -116,7 +116,7 @@ def test_rows_carry_the_list_fields(tmp_path):
 def test_the_step_comes_from_the_record_or_the_trainers_group_id(tmp_path):
     records = [
         episode(0, group_id="4.1.0:77"),  # the trainer's step index 4 is metrics.jsonl's step 5
-        {**episode(1, group_id="whatever"), "step": 9},
+        {**episode(1, group_id="0.0.1:1"), "step": 9},  # the record's own field comes first
         episode(2, group_id="custom"),
     ]
     run = RunFolder(write_run(tmp_path / "run", episodes=records))
@@ -247,6 +247,33 @@ def test_a_masked_episode_says_why(tmp_path):
     assert "sandbox died: OOM" in shown["notes"][0]
 
 
+def test_the_verdict_and_its_reason_are_shown_where_the_record_has_one(tmp_path):
+    verdict = {
+        "score": 0.0,
+        "status": "incorrect",
+        "answer": [3, 4],
+        "reference": 5,
+        "reason": "3 is not 5",
+        "verifier": "integer",
+        "details": {"judge": "a long transcript"},
+    }
+    old = episode(1)
+    del old["verdict"], old["step"]  # written before records kept them
+    records = [episode(0, verdict=verdict), old, episode(2, verdict={"reason": "x" * 300_000})]
+    run = RunFolder(write_run(tmp_path / "run", episodes=records))
+    assert run.episode(0)["verdict"] == {
+        "status": "incorrect",
+        "score": 0.0,
+        "reason": "3 is not 5",
+        "verifier": "integer",
+        "answer": "[3, 4]",
+    }
+    assert run.episode(1)["verdict"] is None
+    large = run.episode(2)["verdict"]
+    assert large["status"] is None and large["score"] is None
+    assert large["reason"] == "x" * SHOWN_CHARS + " [... 280,000 more characters]"
+
+
 def test_without_a_tokenizer_tokens_are_ids_with_a_note(tmp_path):
     shown = RunFolder(write_run(tmp_path / "run", episodes=[episode(0)])).episode(0)
     assert shown["tokens"]["text"] is None
@@ -261,6 +288,8 @@ def test_a_trained_run_reads_whole_with_token_text(trained_runs):
     assert [m["step"] for m in summary["metrics"] if m["phase"] == "rl"] == [1, 2, 3]
     rows = run.episodes.page(Filters()).rows
     assert len(rows) == 12 and {r["step"] for r in rows} == {1, 2, 3}
+    records = [json.loads(line) for line in (trained_runs[0] / "episodes.jsonl").open()]
+    assert [r["step"] for r in records] == [row["step"] for row in rows]
     assert [r["index"] for r in run.episodes.page(Filters(step_min=2, step_max=2)).rows] == [
         4,
         5,
@@ -280,6 +309,19 @@ def test_a_trained_run_reads_whole_with_token_text(trained_runs):
     )
     turns = [m["content"] for m in shown["messages"] if m["role"] == "assistant"]
     assert sampled.replace("\ufffd", "") == "".join(turns).replace("\ufffd", "")
+
+
+def test_a_trained_runs_episodes_show_the_verifiers_verdict(judged_run):
+    run = RunFolder(judged_run)
+    records = [json.loads(line) for line in (judged_run / "episodes.jsonl").open()]
+    assert len(records) == 8 and [r["step"] for r in records] == [1] * 4 + [2] * 4
+    for position, record in enumerate(records):
+        shown = run.episode(position)["verdict"]
+        assert shown["reason"] == record["verdict"]["reason"] != ""
+        assert shown["status"] == record["verdict"]["status"]
+        assert shown["verifier"] == "integer"
+        assert shown["score"] == sum(record["turn_rewards"])
+    assert run.episodes.page(Filters(step_min=2)).total == 4
 
 
 @pytest.mark.parametrize("block, block_bytes", [(4, 1 << 30), (4, 1), (1024, 1 << 30)])

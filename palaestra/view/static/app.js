@@ -436,6 +436,19 @@ function tokensView(tokens) {
   return [legend, shown, el("div", {class: "tokens", id: "tokens"}, spans)];
 }
 
+// The env's final verdict: status and score, then the reason in the verifier's words.
+function verdictView(verdict) {
+  if (!verdict) {
+    return el("p", {class: "muted"}, "No verdict: the episode ended without one (a turn " +
+      "limit, too many invalid actions), did not end, or was recorded before verdicts were kept.");
+  }
+  const facts = [["status", verdict.status], ["score", verdict.score],
+    ["verifier", verdict.verifier || null], ["answer", verdict.answer]];
+  return [el("dl", {class: "facts"}, facts.flatMap(([k, v]) => [el("dt", {}, k),
+    el("dd", {class: `verdict-${k}`}, fmt(v))])),
+  el("p", {class: "reason"}, verdict.reason || "(the verifier gave no reason)")];
+}
+
 async function episodePage(run, index) {
   const episode = await loadEpisode(run, index);
   const facts = [
@@ -464,6 +477,8 @@ async function episodePage(run, index) {
     notesBox(episode.notes),
     el("section", {class: "card"}, el("dl", {class: "facts"},
       facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, fmt(v))]))),
+    el("section", {class: "card", id: "verdict"}, el("h2", {}, "Verdict"),
+      verdictView(episode.verdict)),
     el("section", {class: "card"}, el("h2", {}, "Reward parts per turn"), partsTable(episode)),
     el("section", {class: "card", id: "conversation"}, el("h2", {}, "Conversation"), messages),
     el("section", {class: "card"}, el("h2", {}, "Tokens and loss mask"),
