@@ -141,6 +141,15 @@ class CountingEnv(SayWord):
         super().close()
 
 
+class DetailedVerdictEnv(SayWord):
+    """A verdict whose details hold a tuple and a numpy number, as verifiers' details may."""
+
+    def _step(self, action) -> Step:
+        details = {"tried": ("alpha", "beta"), "count": np.int64(2)}
+        verdict = Verdict(1.0, Status.CORRECT, answer="alpha", reason="said it", details=details)
+        return self.finish(verdict)
+
+
 class EndlessEnv(SayWord):
     def _step(self, action) -> Step:
         return Step([user("Go on.")], {"progress": 0.01})
@@ -487,6 +496,36 @@ def test_episodes_round_trip_through_jsonl_and_replay_exactly(tmp_path, formatte
     (tmp_path / "bad.jsonl").write_text('{"env_id": "x", "surprise": 1}\n')
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         read_jsonl(tmp_path / "bad.jsonl")
+
+
+def test_the_final_verdict_is_recorded_as_plain_data(tmp_path, formatter, ids, registered):
+    detailed = registered("TestDetailedVerdict-v0", DetailedVerdictEnv, max_turns=1)
+    found, said, endless = RolloutEngine(OraclePolicy(formatter), formatter, max_turns=20).run(
+        [Task("GuessNumber-v0", seed=0), Task(detailed), Task(ids["endless"])]
+    )
+    secret = int(found.messages[-2]["content"].removeprefix("<guess>").removesuffix("</guess>"))
+    assert found.verdict == {
+        "score": 1.0,
+        "status": "correct",
+        "answer": secret,
+        "reference": secret,
+        "reason": f"found in {found.num_turns} guesses",
+        "elapsed_s": 0.0,
+        "mask": False,
+        "verifier": "guess_number",
+        "details": {},
+    }
+    # What the record holds is what a reader gets back from the file.
+    assert said.verdict["details"] == {"tried": ["alpha", "beta"], "count": 2}
+    assert said.verdict["reason"] == "said it" and said.step is None
+    assert endless.truncation == "max_turns" and endless.verdict is None  # no verdict given
+    write_jsonl([found, said, endless], tmp_path / "episodes.jsonl")
+    loaded = read_jsonl(tmp_path / "episodes.jsonl")
+    assert [e.to_dict() for e in loaded] == [e.to_dict() for e in (found, said, endless)]
+    # A file written before episodes kept a verdict and a step still reads.
+    (tmp_path / "old.jsonl").write_text(json.dumps({"env_id": "GuessNumber-v0"}) + "\n")
+    (old,) = read_jsonl(tmp_path / "old.jsonl")
+    assert old.verdict is None and old.step is None
 
 
 def test_padding_is_masked(formatter):

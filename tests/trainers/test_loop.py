@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from palaestra.agents import ChatFormatter, Episode, OraclePolicy, RolloutEngine, Task
+from palaestra.agents import (
+    ChatFormatter,
+    Episode,
+    OraclePolicy,
+    RolloutEngine,
+    Task,
+    read_jsonl,
+)
 from palaestra.trainers import losses
 from palaestra.trainers.batch import forward, shared_prefix, to_batch, token_array
 from palaestra.trainers.loop import Trainer, drop_constant_groups, overlong_penalties, train
@@ -195,6 +202,29 @@ def test_dynamic_sampling_keeps_only_informative_groups(tokenizer, small_model, 
     assert all(len(r) == 3 and np.ptp(r) > 0 for r in groups.values())
     assert stats["rounds"] >= 1 and stats["episodes"] >= 9
     assert stats["episodes"] == 9 * stats["rounds"] or len(groups) == 3
+
+
+def test_episodes_jsonl_records_each_episodes_step_and_verdict(tokenizer, small_model, make_config):
+    config = make_config(
+        env_id="Arithmetic-v0", env_kwargs={"level": 1}, warmup_steps=0, eval_every=0
+    )
+    train(config, model=small_model, tokenizer=tokenizer)
+    records = [json.loads(line) for line in open(f"{config.output_dir}/episodes.jsonl")]
+    rl_steps = [
+        r["step"] for r in map(json.loads, open(f"{config.output_dir}/metrics.jsonl"))
+        if r["phase"] == "rl"
+    ]  # fmt: skip
+    assert rl_steps == [1, 2]
+    assert [r["step"] for r in records] == [1] * 4 + [2] * 4
+    # The trainer's group ids ("{step - 1}.{round}.{task}:{seed}") agree with the field.
+    assert all(r["group_id"].startswith(f"{r['step'] - 1}.0.") for r in records)
+    for record in records:
+        verdict = record["verdict"]
+        assert verdict["verifier"] == "integer" and verdict["reason"]
+        assert verdict["score"] == sum(record["turn_rewards"])
+        assert (verdict["status"] == "correct") is record["success"]
+    # Records stay episodes: the agents' reader takes the file back.
+    assert [e.step for e in read_jsonl(f"{config.output_dir}/episodes.jsonl")] == [1] * 4 + [2] * 4
 
 
 def test_overlong_penalty_grows_over_the_buffer():

@@ -24,6 +24,7 @@ from palaestra.trainers.trackers import (
     TABLE_COLUMNS,
     TRACKERS,
     parse_report_to,
+    sample_table,
     tracker_metrics,
     transcript,
 )
@@ -179,6 +180,45 @@ def test_transcripts_in_tables_are_cut_to_a_limit():
     messages = [{"role": "user", "content": "guess"}, {"role": "assistant", "content": "x" * 50}]
     assert transcript(messages) == "user: guess\nassistant: " + "x" * 50
     assert transcript(messages, limit=11) == "user: guess [... 62 more characters]"
+
+
+def test_the_sample_table_gives_each_episodes_verdict():
+    from palaestra.agents.rollout import Episode
+
+    messages = [{"role": "user", "content": "1 + 2?"}, {"role": "assistant", "content": "4"}]
+    judged = Episode(
+        env_id="Arithmetic-v0",
+        seed=7,
+        turn_spans=[(0, 1)],
+        turn_rewards=[0.0],
+        messages=messages,
+        success=False,
+        verdict={"score": 0.0, "status": "incorrect", "reason": "4 is not 3"},
+    )
+    unjudged = Episode(env_id="GuessNumber-v0", seed=8, turn_spans=[(0, 1)], turn_rewards=[-0.1])
+    rows = sample_table([judged, unjudged], step=5)
+    assert [dict(zip(TABLE_COLUMNS, row, strict=True)) for row in rows] == [
+        {
+            "step": 5,
+            "seed": 7,
+            "return": 0.0,
+            "success": False,
+            "status": "ok",
+            "verdict": "incorrect: 4 is not 3",
+            "turns": 1,
+            "transcript": "user: 1 + 2?\nassistant: 4",
+        },
+        {
+            "step": 5,
+            "seed": 8,
+            "return": -0.1,
+            "success": False,
+            "status": "ok",
+            "verdict": "",
+            "turns": 1,
+            "transcript": "",
+        },
+    ]
 
 
 @pytest.mark.parametrize("name", TRACKERS)

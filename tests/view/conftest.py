@@ -72,9 +72,7 @@ def judged_run(tmp_path_factory) -> Path:
     no verdict.)
     """
     folder = tmp_path_factory.mktemp("trained") / "arithmetic"
-    return train_run(
-        folder, env_id="Arithmetic-v0", env_kwargs={"level": 1}, steps=2, eval_every=0
-    )
+    return train_run(folder, env_id="Arithmetic-v0", env_kwargs={"level": 1}, steps=2, eval_every=0)
 
 
 @pytest.fixture
