@@ -13,9 +13,10 @@ from palaestra.view.export import export
 from palaestra.view.runs import Filters, RunFolder, open_runs
 
 HOSTILE = (
-    "<script>window.__ran = 1</script><img src=x onerror=\"window.__ran = 2\">"
+    '<script>window.__ran = 1</script><img src=x onerror="window.__ran = 2">'
     "<b id=injected>bold</b></pre><a href=javascript:alert(1)>link</a>"
 )
+HOSTILE_VERDICT = {"score": 0.0, "status": "<b>incorrect</b>", "reason": HOSTILE, "answer": HOSTILE}
 
 
 def test_two_trained_runs_open_side_by_side_with_overlaid_plots(
@@ -70,9 +71,7 @@ def test_the_episode_list_filters_and_pages(page, serve, synthetic_run, tmp_path
     ]
     url = serve(synthetic_run(episodes=records))
     open_page(page, url + "#/episodes")
-    assert page.locator("#count").inner_text() == (
-        "Episodes 1–50 of 120 matching (120 in the run)"
-    )
+    assert page.locator("#count").inner_text() == ("Episodes 1–50 of 120 matching (120 in the run)")
     assert page.locator("#episode-table tbody tr").count() == 50
     page.locator("#next").click()
     page.wait_for_function("() => document.body.dataset.ready.includes('offset=50')")
@@ -133,9 +132,23 @@ def test_an_episode_page_shades_the_sampled_tokens_and_shows_reward_parts(
     check_screenshot(page, tmp_path / "episode.png")
 
 
+def test_an_episode_page_shows_the_verdict_of_a_trained_run(page, serve, judged_run, tmp_path):
+    shown = RunFolder(judged_run).episode(3)
+    open_page(page, serve(judged_run) + "#/episode/0/3")
+    verdict = page.locator("#verdict")
+    assert verdict.locator(".reason").inner_text() == shown["verdict"]["reason"] != ""
+    assert verdict.locator(".verdict-status").inner_text() == shown["verdict"]["status"]
+    assert verdict.locator(".verdict-verifier").inner_text() == "integer"
+    score = verdict.locator(".verdict-score").inner_text()
+    assert float(score) == shown["verdict"]["score"] == shown["reward"]
+    check_screenshot(page, tmp_path / "verdict.png")
+
+
 def test_text_the_model_wrote_shows_as_text_and_never_runs(page, serve, synthetic_run):
     records = [
-        episode(0, content=HOSTILE, env_id="<i>Env</i>", status="<b>ok</b>"),
+        episode(
+            0, content=HOSTILE, env_id="<i>Env</i>", status="<b>ok</b>", verdict=HOSTILE_VERDICT
+        ),
         episode(1, messages=[{"role": "<script>x</script>", "content": HOSTILE}]),
     ]
     url = serve(synthetic_run(episodes=records))
@@ -149,6 +162,14 @@ def test_text_the_model_wrote_shows_as_text_and_never_runs(page, serve, syntheti
         assert page.locator("#conversation b, #conversation img, #conversation script").count() == 0
         assert page.locator("#injected").count() == 0
         assert page.evaluate("window.__ran") is None
+    open_page(page, url + "#/episode/0/0")
+    assert page.locator("#verdict .reason").inner_text() == HOSTILE
+    assert page.locator("#verdict .verdict-answer").inner_text() == HOSTILE
+    assert page.locator("#verdict .verdict-status").inner_text() == "<b>incorrect</b>"
+    assert page.locator("#verdict b, #verdict img, #verdict script").count() == 0
+    assert page.evaluate("window.__ran") is None
+    open_page(page, url + "#/episode/0/1")
+    assert page.locator("#verdict p.muted").inner_text().startswith("No verdict:")
 
 
 def test_a_broken_run_folder_opens_with_notes(page, serve, synthetic_run, tmp_path):
@@ -170,16 +191,14 @@ def test_a_broken_run_folder_opens_with_notes(page, serve, synthetic_run, tmp_pa
 
 
 @pytest.mark.parametrize("which", ["trained", "hostile"])
-def test_an_exported_copy_opens_from_disk(
-    page, trained_runs, synthetic_run, tmp_path, which
-):
+def test_an_exported_copy_opens_from_disk(page, trained_runs, synthetic_run, tmp_path, which):
     if which == "trained":
         folders = trained_runs
     else:
         # An unknown step and a NaN return, which no filter on them lets through.
         records = [
             episode(0, group_id="custom"),
-            episode(1, content=HOSTILE, turn_rewards=[float("nan"), 0.0]),
+            episode(1, content=HOSTILE, turn_rewards=[float("nan"), 0.0], verdict=HOSTILE_VERDICT),
             episode(2),
         ]
         folders = [synthetic_run(episodes=records)]
@@ -209,8 +228,8 @@ def test_an_exported_copy_opens_from_disk(
     assert page.locator("#reward-parts tr").count() >= 3
     if which == "hostile":
         assert HOSTILE in page.locator("#conversation").inner_text()
+        assert page.locator("#verdict .reason").inner_text() == HOSTILE
         assert page.evaluate("window.__ran") is None
-
 
 
 def test_tool_calls_and_their_outputs_show_in_the_conversation(page, serve, synthetic_run):

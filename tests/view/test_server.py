@@ -19,7 +19,9 @@ HOSTILE = '</script><script>window.__ran = 1</script><img src=x onerror="window.
 
 
 def test_the_api_lists_runs_and_pages_of_episodes(synthetic_run, serve):
-    url = serve(synthetic_run("a"), synthetic_run("b", episodes=[episode(i) for i in range(3)]))
+    judged = {"score": 1.0, "status": "correct", "reason": "found in 2 guesses", "answer": 3}
+    second = [episode(0), episode(1), episode(2, verdict=judged)]
+    url = serve(synthetic_run("a"), synthetic_run("b", episodes=second))
     runs = httpx.get(url + "api/runs").json()["runs"]
     assert [(r["name"], r["episodes"]) for r in runs] == [("a", 32), ("b", 3)]
     assert runs[0]["metrics"][1]["reward"] == 0.25
@@ -28,8 +30,16 @@ def test_the_api_lists_runs_and_pages_of_episodes(synthetic_run, serve):
     assert [row["index"] for row in page["rows"]] == [8, 9, 10, 11, 12]
     shown = httpx.get(url + "api/runs/1/episodes/2").json()
     assert shown["seed"] == 2 and shown["reward_parts"] == [{"invalid": -0.1}, {"outcome": 1.0}]
+    assert shown["verdict"] == {
+        "status": "correct",
+        "score": 1.0,
+        "reason": "found in 2 guesses",
+        "verifier": "",
+        "answer": "3",
+    }
+    assert httpx.get(url + "api/runs/1/episodes/1").json()["verdict"] is None
     raw = httpx.get(url + "api/runs/1/episodes/2/raw")
-    assert json.loads(raw.content) == episode(2)
+    assert json.loads(raw.content) == second[2]
 
 
 def test_bad_requests_say_what_is_wrong(synthetic_run, serve):
