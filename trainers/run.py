@@ -4,7 +4,7 @@
         config.json          the run's `TrainConfig`
         versions.json        Python's and the numerical packages' versions (results depend on them)
         metrics.jsonl        one record per warm-start step, RL step and evaluation
-        episodes.jsonl       every RL episode (``save_episodes``)
+        episodes.jsonl       every RL episode, with its step and verdict (``save_episodes``)
         checkpoints/step-N   model, tokenizer and trainer state
         tensorboard/         TensorBoard events (``report_to`` names tensorboard)
         wandb/               the wandb run (``report_to`` names wandb)

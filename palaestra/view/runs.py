@@ -39,7 +39,8 @@ _BLOCK_BYTES = 32 * 2**20
 """The most bytes read at once for a block of candidates."""
 
 # The trainer names its groups "{step index}.{round}.{task}:{seed}", the step index counting
-# from 0 while metrics.jsonl counts RL steps from 1.
+# from 0 while metrics.jsonl counts RL steps from 1. Records carry their own "step" now; the
+# group id gives it for files written before they did.
 _GROUP_STEP = re.compile(r"^(\d+)\.\d+\.\d+:")
 
 
