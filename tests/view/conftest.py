@@ -93,13 +93,17 @@ def serve():
         server.__exit__(None, None, None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless chromium driven by Playwright (nothing is downloaded: .ci/setup-browser.sh)."""
+    """Headless chromium driven by Playwright (nothing is downloaded: .ci/setup-browser.sh).
+
+    Module-scoped: while Playwright's sync API runs, its event loop counts as running in
+    this thread, and the next module's `asyncio.run` would fail.
+    """
     executable = chromium_path()
     if executable is None:
         pytest.skip("chromium is not installed: run .ci/setup-browser.sh as root")
-    playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
+    playwright_api = pytest.importorskip("playwright.sync_api", reason='pip install -e ".[dev]"')
     with playwright_api.sync_playwright() as playwright:
         # Root in a container cannot use chromium's own sandbox; the pages are our own.
         launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
