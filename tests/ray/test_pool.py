@@ -87,7 +87,7 @@ def check_against_local(episodes, local) -> int:
     return masked
 
 
-def test_pool_episodes_equal_local_ones_and_hosts_use_the_env_nodes(formatter):
+def test_pool_episodes_equal_local_ones_and_pass_the_checker(formatter):
     from palaestra.agents.scripted import OraclePolicy
     from palaestra.ray_pool import EnvPool
 
@@ -100,6 +100,7 @@ def test_pool_episodes_equal_local_ones_and_hosts_use_the_env_nodes(formatter):
         episodes = play(OraclePolicy(formatter), formatter, f"ray://{pool.name}/")
         assert check_against_local(episodes, local) == 0
         assert leases(pool, [0, 0, 0, 0]) == [0, 0, 0, 0]  # every lease came back
+        palaestra.check_env(palaestra.make(pool.id("Arithmetic-v0")))
 
 
 def test_a_killed_host_masks_only_its_episodes_and_is_restarted(formatter):
