@@ -427,7 +427,7 @@ class PoolEnv(Env):
         ref = self._ref(method, args, kwargs)
         try:
             return self._answer(await asyncio.wait_for(ref, self._timeout_s))
-        except TimeoutError:
+        except asyncio.TimeoutError:  # not yet the builtin TimeoutError on Python 3.10
             raise _Lost(f"{method} got no answer within {self._timeout_s:g} s") from None
         except self._ray.exceptions.RayActorError as e:
             raise _Lost(f"the env host died: {e}") from None

@@ -4,6 +4,7 @@ local run of the same seeds."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -153,8 +154,8 @@ def test_a_hanging_env_gives_a_masked_step_and_its_host_serves_on():
         pool = EnvPool.create("envs", num_hosts=1, envs_per_host=2, resource=None)
         hanging, other = pool.make(spec, timeout_s=2.0), pool.make(spec)
         hanging.reset(seed=0)
-        observation, info = other.reset(seed=0)
-        _, reward, terminated, truncated, info = hanging.step("")
+        other.reset(seed=0)
+        _, reward, terminated, truncated, info = asyncio.run(hanging.astep(""))
         assert info["status"] == "error" and info["mask"] and truncated and not terminated
         assert reward == 0.0 and "no answer" in info["error"]
         _, reward, terminated, _, info = other.step(other.oracle_action())
