@@ -425,7 +425,8 @@ def make(
     Args:
         id: A registered id (``Name-vN``; ``palaestra/`` prefix allowed), a spec, or the URL
             of an id on a `palaestra serve` server (``http://host:port/Name-vN``), which
-            gives a `palaestra.remote.RemoteEnv`.
+            gives a `palaestra.remote.RemoteEnv`, or an id leased from a Ray env pool
+            (``ray://POOL/Name-vN``), which gives a `palaestra.ray_pool.PoolEnv`.
         max_turns: Overrides the spec's turn cap (None removes it).
         max_invalid: Overrides the spec's invalid-action allowance (None removes it).
         render_mode: ``"ansi"`` or ``"human"``.
@@ -443,10 +444,12 @@ def make(
     from palaestra.core import Env
 
     if isinstance(id, str) and "://" in id:
-        from palaestra import remote
+        from palaestra import ray_pool, remote
 
         options = {"max_turns": max_turns, "max_invalid": max_invalid}
-        remote_env = remote.make(id, **{k: v for k, v in options.items() if v is not ...}, **kwargs)
+        chosen = {k: v for k, v in options.items() if v is not ...}
+        maker = ray_pool.make if ray_pool.is_pool_id(id) else remote.make
+        remote_env = maker(id, **chosen, **kwargs)
         remote_env.render_mode = render_mode
         return remote_env
     env_spec = id if isinstance(id, EnvSpec) else registry.resolve(id)

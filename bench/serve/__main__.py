@@ -11,6 +11,8 @@ Rows (all on `GuessNumber-v0`, a light env, so the numbers are the transport's):
       `palaestra serve` and against OpenEnv's own server framework (``openenv-core``,
       `bench.serve.openenv_server`) serving the same env, with the same client code and
       frames (OpenEnv's protocol).
+    * Ray pool steps/s with 1, 2 and 3 simulated env nodes (`bench.serve.ray_pool`; skip
+      them with ``--no-ray``).
 
 Needs the ``dev`` extra (OpenEnv's package): pip install -e ".[dev]".
 """
@@ -229,6 +231,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="Length of a steps/s run.")
     parser.add_argument("--clients", type=int, default=16, help="Sockets stepping at once.")
     parser.add_argument("--sessions", type=int, default=1000, help="Sessions to hold at once.")
+    parser.add_argument("--no-ray", action="store_true", help="Skip the Ray pool rows.")
     args = parser.parse_args()
     console = Console()
     table = Table(title=f"palaestra serve, {ENV_ID}, {os.cpu_count()} CPUs")
@@ -292,6 +295,11 @@ def main() -> None:
         held["theirs"],
         "; ".join(notes),
     )
+    if not args.no_ray:
+        from bench.serve import ray_pool
+
+        for row, rate, note in ray_pool.rows(args.seconds, args.clients):
+            table.add_row(row, rate, "", note)
     console.print(table)
 
 
