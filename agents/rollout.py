@@ -531,6 +531,9 @@ class RolloutEngine:
         policy: Any `Policy`.
         formatter: The `ChatFormatter` of the policy's tokenizer.
         config: How to play (default `RolloutConfig()`).
+        env_pool: Where envs come from instead of this process: an object whose
+            ``id(env_id)`` names the env there, such as a `palaestra.ray_pool.EnvPool`
+            (episodes keep the task's own id).
         **overrides: `RolloutConfig` fields to change, e.g. ``samples_per_task=8``.
     """
 
@@ -539,6 +542,8 @@ class RolloutEngine:
         policy: Policy,
         formatter: ChatFormatter,
         config: RolloutConfig | None = None,
+        *,
+        env_pool: Any = None,
         **overrides: Any,
     ):
         if not hasattr(policy, "generate"):
@@ -551,8 +556,13 @@ class RolloutEngine:
         unknown = sorted(set(overrides) - known)
         if unknown:
             raise TypeError(f"unknown RolloutConfig field(s) {unknown}; known: {sorted(known)}")
+        if env_pool is not None and not callable(getattr(env_pool, "id", None)):
+            raise TypeError(
+                f"env_pool must have an id(env_id) method, got {type(env_pool).__name__}"
+            )
         self.policy = policy
         self.formatter = formatter
+        self.env_pool = env_pool
         self.config = dataclasses.replace(config or RolloutConfig(), **overrides)
         self.stats: RolloutStats | None = None
         self._pool: WorkerPool | None = None
@@ -758,9 +768,8 @@ class RolloutEngine:
             first = None
         else:
             # One trip to a worker thread makes the env and, for a sync env, resets it too.
-            make = functools.partial(
-                _make_and_reset, task.env_id, dict(task.kwargs), task.seed, options
-            )
+            env_id = task.env_id if self.env_pool is None else self.env_pool.id(task.env_id)
+            make = functools.partial(_make_and_reset, env_id, dict(task.kwargs), task.seed, options)
             state.env, state.native, first = await self._in_pool(make, "make", background)
         if first is None:
             first = await self._env_call(

@@ -567,6 +567,8 @@ def test_config_is_validated(formatter):
         RolloutEngine(OraclePolicy(formatter), formatter, sample_per_task=2)
     with pytest.raises(TypeError, match="Task"):
         RolloutEngine(OraclePolicy(formatter), formatter).run([3])
+    with pytest.raises(TypeError, match=r"env_pool must have an id\(env_id\) method"):
+        RolloutEngine(OraclePolicy(formatter), formatter, env_pool="ray://envs")
 
 
 def test_run_inside_a_loop_points_to_arun(formatter):

@@ -34,10 +34,13 @@ def tasks(prefix: str):
     return [Task(f"{prefix}{env_id}", seed=seed) for env_id in IDS for seed in SEEDS]
 
 
-def play(policy, formatter, prefix: str):
+def play(policy, formatter, prefix: str, env_pool=None):
     from palaestra.agents.rollout import RolloutEngine
 
-    return RolloutEngine(policy, formatter, max_concurrency=4, check_drift=False).run(tasks(prefix))
+    engine = RolloutEngine(
+        policy, formatter, max_concurrency=4, check_drift=False, env_pool=env_pool
+    )
+    return engine.run(tasks(prefix))
 
 
 def leases(pool, expected: list[int]) -> list[int]:
@@ -102,6 +105,10 @@ def test_pool_episodes_equal_local_ones_and_pass_the_checker(formatter):
         assert check_against_local(episodes, local) == 0
         assert leases(pool, [0, 0, 0, 0]) == [0, 0, 0, 0]  # every lease came back
         palaestra.check_env(palaestra.make(pool.id("Arithmetic-v0")))
+        # The same through the engine's one argument, the records keeping the plain ids.
+        pooled = play(OraclePolicy(formatter), formatter, "", env_pool=pool)
+        assert check_against_local(pooled, local) == 0
+        assert [e.env_id for e in pooled] == [e.env_id for e in local]
 
 
 def test_a_killed_host_masks_only_its_episodes_and_is_restarted(formatter):
