@@ -40,12 +40,9 @@ import itertools
 import threading
 from typing import Any, NoReturn
 
-import gymnasium as gym
-
-from palaestra.core import Action, Env, Info, Observation
-from palaestra.errors import InfrastructureError, ResetNeeded, require
-from palaestra.serve import protocol
-from palaestra.serve.sessions import infrastructure_error_result
+from palaestra.core import Env
+from palaestra.errors import InfrastructureError, require
+from palaestra.proxy import LostLink, ProxyEnv
 
 SCHEME = "ray://"
 NAMESPACE = "palaestra"
@@ -327,11 +324,7 @@ def _require_initialised(ray: Any) -> None:
         )
 
 
-class _Lost(Exception):
-    """The env's host cannot be reached (dead, gone with its node, or silent)."""
-
-
-class PoolEnv(Env):
+class PoolEnv(ProxyEnv):
     """An env leased from an `EnvPool` (see the module docstring).
 
     Attributes:
@@ -360,6 +353,11 @@ class PoolEnv(Env):
 
     # --- leases ----------------------------------------------------------------------------
 
+    @property
+    def linked(self) -> bool:
+        """Whether the env holds a lease."""
+        return self._lease is not None
+
     def _open(self) -> None:
         index, generation, host = self._ray.get(self.pool.actor.lease.remote())
         try:
@@ -368,12 +366,21 @@ class PoolEnv(Env):
             self._unlease(index, generation, e)
         self._opened(index, generation, host, opened)
 
-    async def _aopen(self) -> None:
-        index, generation, host = await self.pool.actor.lease.remote()
+    def _link(self) -> None:
         try:
-            opened = await host.open.remote(self.env_id, self.kwargs)
-        except BaseException as e:
-            self._unlease(index, generation, e)
+            self._open()
+        except self._ray.exceptions.RayActorError as e:
+            raise LostLink(f"the env host died: {e}") from None
+
+    async def _alink(self) -> None:
+        try:
+            index, generation, host = await self.pool.actor.lease.remote()
+            try:
+                opened = await host.open.remote(self.env_id, self.kwargs)
+            except BaseException as e:
+                self._unlease(index, generation, e)
+        except self._ray.exceptions.RayActorError as e:
+            raise LostLink(f"the env host died: {e}") from None
         self._opened(index, generation, host, opened)
 
     def _unlease(self, index: int, generation: int, error: BaseException) -> NoReturn:
@@ -389,6 +396,9 @@ class PoolEnv(Env):
         lease_id, self._tools, max_turns, max_invalid = opened
         self._lease = (index, generation, host, lease_id)
         self.set_limits(max_turns=max_turns, max_invalid=max_invalid)
+
+    def _unlink(self) -> None:
+        self._drop_lease(lost=True)
 
     def _drop_lease(self, lost: bool) -> None:
         """Gives the lease back (telling the pool when its host failed); never waits."""
@@ -407,139 +417,46 @@ class PoolEnv(Env):
     # --- calls -----------------------------------------------------------------------------
 
     def _ref(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if self._lease is None:
-            raise ResetNeeded(f"{self.env_id}: the env's host was lost; call reset()")
         _, _, host, lease_id = self._lease
         return host.call.remote(lease_id, method, args, kwargs)
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _request(self, method: str, *args: Any, **kwargs: Any) -> Any:
         ref = self._ref(method, args, kwargs)
         try:
             return self._answer(self._ray.get(ref, timeout=self._timeout_s))
         except self._ray.exceptions.GetTimeoutError:
-            raise _Lost(f"{method} got no answer within {self._timeout_s:g} s") from None
+            raise LostLink(f"{method} got no answer within {self._timeout_s:g} s") from None
         except self._ray.exceptions.RayActorError as e:
-            raise _Lost(f"the env host died: {e}") from None
+            raise LostLink(f"the env host died: {e}") from None
         except self._ray.exceptions.RayTaskError as e:
             raise e.cause from None
 
-    async def _acall(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    async def _arequest(self, method: str, *args: Any, **kwargs: Any) -> Any:
         ref = self._ref(method, args, kwargs)
         try:
             return self._answer(await asyncio.wait_for(ref, self._timeout_s))
         except asyncio.TimeoutError:  # not yet the builtin TimeoutError on Python 3.10
-            raise _Lost(f"{method} got no answer within {self._timeout_s:g} s") from None
+            raise LostLink(f"{method} got no answer within {self._timeout_s:g} s") from None
         except self._ray.exceptions.RayActorError as e:
-            raise _Lost(f"the env host died: {e}") from None
+            raise LostLink(f"the env host died: {e}") from None
         except self._ray.exceptions.RayTaskError as e:
             raise e.cause from None
 
     @staticmethod
     def _answer(value: Any) -> Any:
         if isinstance(value, str) and value == _LOST:
-            raise _Lost("the env host restarted and no longer holds this env")
+            raise LostLink("the env host restarted and no longer holds this env")
         return value
 
-    # --- the contract ----------------------------------------------------------------------
-
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        """The leased env's tool schemas."""
-        return self._tools
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Observation, Info]:
-        """Starts an episode (on a new lease if the last one was lost).
-
-        Raises:
-            InfrastructureError: No host answered, twice.
-        """
-        gym.Env.reset(self, seed=seed)  # seeds the local np_random, as Gymnasium expects
-        for attempt in range(2):
-            try:
-                if self._lease is None:
-                    self._open()
-                out = self._call("reset", seed=seed, options=options)
-                self._turn = 0
-                return out
-            except (_Lost, self._ray.exceptions.RayActorError) as e:
-                self._drop_lease(lost=True)
-                if attempt == 1:
-                    raise InfrastructureError(f"{self.env_id}: reset failed: {e}") from None
-        raise AssertionError("unreachable")
-
-    async def areset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Observation, Info]:
-        """The async twin of `reset`."""
-        gym.Env.reset(self, seed=seed)
-        for attempt in range(2):
-            try:
-                if self._lease is None:
-                    await self._aopen()
-                out = await self._acall("reset", seed=seed, options=options)
-                self._turn = 0
-                return out
-            except (_Lost, self._ray.exceptions.RayActorError) as e:
-                self._drop_lease(lost=True)
-                if attempt == 1:
-                    raise InfrastructureError(f"{self.env_id}: reset failed: {e}") from None
-        raise AssertionError("unreachable")
-
-    def step(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
-        """Plays one turn on the host; a lost host gives a masked, truncated step."""
-        try:
-            out = self._call("step", action)
-        except _Lost as e:
-            return self._lost_step(str(e))
-        self._turn = out[4].get("turn", self._turn + 1)
-        return out
-
-    async def astep(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
-        """The async twin of `step`."""
-        try:
-            out = await self._acall("step", action)
-        except _Lost as e:
-            return self._lost_step(str(e))
-        self._turn = out[4].get("turn", self._turn + 1)
-        return out
-
-    def _lost_step(self, reason: str) -> tuple[Observation, float, bool, bool, Info]:
-        self._drop_lease(lost=True)
-        self._turn += 1
-        return protocol.parse_step(infrastructure_error_result(reason, self._turn))
-
-    def _method(self, name: str, *args: Any) -> Any:
-        try:
-            return self._call(name, *args)
-        except _Lost as e:
-            self._drop_lease(lost=True)
-            raise InfrastructureError(f"{self.env_id}: {name} failed: {e}") from None
-
-    def oracle_action(self) -> Action:
-        """The leased env's oracle action."""
-        return self._method("oracle_action")
-
-    def best_return(self) -> float:
-        """The leased env's best return for the current episode."""
-        return float(self._method("best_return"))
-
-    def render_text(self) -> str:
-        """The leased env's text picture of the current state."""
-        return self._method("render_text")
-
-    def state_key(self) -> Any:
-        """The leased env's state key."""
-        return self._method("state_key")
+    # --- snapshots and closing -------------------------------------------------------------
 
     def get_state(self) -> dict[str, Any]:
         """The leased env's snapshot (Ray pickles it)."""
-        return self._method("get_state")
+        return self._ask("get_state")
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot taken by `get_state`."""
-        self._method("set_state", state)
+        self._ask("set_state", state)
 
     def close(self) -> None:
         """Gives the lease back (twice is fine)."""

@@ -34,9 +34,6 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
-import gymnasium as gym
-
-from palaestra.core import Action, Env, Info, Observation
 from palaestra.errors import (
     CapacityError,
     InfrastructureError,
@@ -45,8 +42,9 @@ from palaestra.errors import (
     UnknownEnvError,
     require,
 )
+from palaestra.proxy import LostLink, ProxyEnv
 from palaestra.serve import protocol
-from palaestra.serve.sessions import TOKEN_ENV_VAR, infrastructure_error_result
+from palaestra.serve.sessions import TOKEN_ENV_VAR
 
 SCHEMES = ("http", "https", "ws", "wss")
 
@@ -99,10 +97,6 @@ def make(
     )
 
 
-class _Lost(Exception):
-    """The session cannot be reached (server gone, restarted, or silent)."""
-
-
 class _Loop:
     """One background event loop per process that owns every remote env's socket.
 
@@ -133,7 +127,7 @@ async def _run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, _Loop.get()))
 
 
-class RemoteEnv(Env):
+class RemoteEnv(ProxyEnv):
     """An env running in a `palaestra serve` session (see the module docstring).
 
     Attributes:
@@ -163,11 +157,16 @@ class RemoteEnv(Env):
         self._socket: Any = None
         self.session_id: str | None = None
         self._tools: list[dict[str, Any]] = []
-        self._open()
+        self._link()
 
     # --- sessions --------------------------------------------------------------------------
 
-    def _open(self) -> None:
+    @property
+    def linked(self) -> bool:
+        """Whether a session is open."""
+        return self.session_id is not None
+
+    def _link(self) -> None:
         """Creates a session over HTTP; maps the server's refusals to local errors."""
         import httpx
 
@@ -187,7 +186,10 @@ class RemoteEnv(Env):
         self.session_id, self._tools = created["session_id"], created["tools"]
         self.set_limits(max_turns=created["max_turns"], max_invalid=created["max_invalid"])
 
-    def _forget_session(self) -> None:
+    async def _alink(self) -> None:
+        await asyncio.to_thread(self._link)
+
+    def _unlink(self) -> None:
         self.session_id = None
         socket, self._socket = self._socket, None
         if socket is not None:
@@ -204,11 +206,11 @@ class RemoteEnv(Env):
         )
         return self._socket
 
-    async def _request(self, kind: str, data: Any) -> dict[str, Any]:
+    async def _exchange(self, kind: str, data: Any) -> dict[str, Any]:
         """Sends one frame and returns the answer frame, reconnecting and resending on drops.
 
         Raises:
-            _Lost: No answer within ``timeout_s``, the server stayed away for
+            LostLink: No answer within ``timeout_s``, the server stayed away for
                 ``reconnect_s``, or the session is gone.
         """
         loop = asyncio.get_running_loop()
@@ -223,7 +225,7 @@ class RemoteEnv(Env):
                 raw = await asyncio.wait_for(socket.recv(), max(0.0, answer_by - loop.time()))
             except asyncio.TimeoutError:
                 self._socket = None
-                raise _Lost(
+                raise LostLink(
                     f"no answer from {self.base_url} within {self._timeout_s:g} s"
                 ) from None
             except (OSError, self._websockets.exceptions.WebSocketException) as e:
@@ -231,121 +233,28 @@ class RemoteEnv(Env):
                 now = loop.time()
                 give_up_at = give_up_at or now + self._reconnect_s
                 if now >= give_up_at or now >= answer_by:
-                    raise _Lost(f"lost the connection to {self.base_url}: {e}") from None
+                    raise LostLink(f"lost the connection to {self.base_url}: {e}") from None
                 await asyncio.sleep(delay)
                 delay = min(1.0, delay * 2)
                 continue
             reply = json.loads(raw)
             if reply.get("type") == "error" and reply["data"].get("code") == "UNKNOWN_SESSION":
-                raise _Lost(reply["data"]["message"])
+                raise LostLink(reply["data"]["message"])
             return reply
 
-    def _call(self, kind: str, data: Any) -> dict[str, Any]:
-        return _answer(_run_sync(self._request(kind, data)))
+    def _request(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        kind, data = _frame(method, args, kwargs)
+        return _reply(method, _answer(_run_sync(self._exchange(kind, data))))
 
-    async def _acall(self, kind: str, data: Any) -> dict[str, Any]:
-        return _answer(await _run_async(self._request(kind, data)))
+    async def _arequest(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        kind, data = _frame(method, args, kwargs)
+        return _reply(method, _answer(await _run_async(self._exchange(kind, data))))
 
-    # --- the contract ----------------------------------------------------------------------
-
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        """The served env's tool schemas."""
-        return self._tools
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Observation, Info]:
-        """Starts an episode on the server (a new session if the last one was lost).
-
-        Raises:
-            InfrastructureError: No server answers.
-        """
-        data = {"seed": seed, "options": options}
-        gym.Env.reset(self, seed=seed)  # seeds the local np_random, as Gymnasium expects
-        for attempt in range(2):
-            if self.session_id is None:
-                self._open()
-            try:
-                observation, info = protocol.parse_reset(self._call("reset", data))
-                self._turn = 0
-                return observation, info
-            except _Lost as e:
-                self._forget_session()
-                if attempt == 1:
-                    raise InfrastructureError(f"{self.env_id}: reset failed: {e}") from None
-        raise AssertionError("unreachable")
-
-    async def areset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Observation, Info]:
-        """The async twin of `reset`."""
-        data = {"seed": seed, "options": options}
-        gym.Env.reset(self, seed=seed)  # seeds the local np_random, as Gymnasium expects
-        for attempt in range(2):
-            if self.session_id is None:
-                await asyncio.to_thread(self._open)
-            try:
-                observation, info = protocol.parse_reset(await self._acall("reset", data))
-                self._turn = 0
-                return observation, info
-            except _Lost as e:
-                self._forget_session()
-                if attempt == 1:
-                    raise InfrastructureError(f"{self.env_id}: reset failed: {e}") from None
-        raise AssertionError("unreachable")
-
-    def step(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
-        """Plays one turn on the server; a lost server gives a masked, truncated step."""
-        if self.session_id is None:
-            raise ResetNeeded(f"{self.env_id}: the session was lost; call reset()")
-        try:
-            out = protocol.parse_step(self._call("step", protocol.encode_action(action)))
-        except _Lost as e:
-            return self._lost_step(str(e))
-        self._turn = out[4].get("turn", self._turn + 1)
-        return out
-
-    async def astep(self, action: Action) -> tuple[Observation, float, bool, bool, Info]:
-        """The async twin of `step`."""
-        if self.session_id is None:
-            raise ResetNeeded(f"{self.env_id}: the session was lost; call reset()")
-        try:
-            out = protocol.parse_step(await self._acall("step", protocol.encode_action(action)))
-        except _Lost as e:
-            return self._lost_step(str(e))
-        self._turn = out[4].get("turn", self._turn + 1)
-        return out
-
-    def _lost_step(self, reason: str) -> tuple[Observation, float, bool, bool, Info]:
-        self._forget_session()
-        self._turn += 1
-        return protocol.parse_step(infrastructure_error_result(reason, self._turn))
-
-    def _method(self, name: str) -> Any:
-        if self.session_id is None:
-            raise ResetNeeded(f"{self.env_id}: the session was lost; call reset()")
-        try:
-            return protocol.decode(self._call("call", {"method": name})["value"])
-        except _Lost as e:
-            self._forget_session()
-            raise InfrastructureError(f"{self.env_id}: {name} failed: {e}") from None
-
-    def oracle_action(self) -> Action:
-        """The served env's oracle action."""
-        return self._method("oracle_action")
-
-    def best_return(self) -> float:
-        """The served env's best return for the current episode."""
-        return float(self._method("best_return"))
-
-    def render_text(self) -> str:
-        """The served env's text picture of the current state."""
-        return self._method("render_text")
+    # --- what only a local env has ---------------------------------------------------------
 
     def state_key(self) -> Any:
         """The served env's state key (lists come back as tuples, so it stays hashable)."""
-        return _hashable(self._method("state_key"))
+        return _hashable(super().state_key())
 
     def get_state(self) -> dict[str, Any]:
         """Not available over the network: snapshots hold Python objects JSON cannot carry."""
@@ -376,6 +285,24 @@ class RemoteEnv(Env):
 
     def __repr__(self) -> str:
         return f"<RemoteEnv {self.base_url}/{self.env_id} session={self.session_id}>"
+
+
+def _frame(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, Any]:
+    """The frame type and data that carry a call of ``method``."""
+    if method == "reset":
+        return "reset", kwargs
+    if method == "step":
+        return "step", protocol.encode_action(args[0])
+    return "call", {"method": method}
+
+
+def _reply(method: str, data: dict[str, Any]) -> Any:
+    """The local value of the answer to a call of ``method``."""
+    if method == "reset":
+        return protocol.parse_reset(data)
+    if method == "step":
+        return protocol.parse_step(data)
+    return protocol.decode(data["value"])
 
 
 async def _close_socket(socket: Any) -> None:
