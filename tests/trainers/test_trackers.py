@@ -235,6 +235,7 @@ def test_a_missing_tracker_names_the_extra_that_installs_it(tmp_path, monkeypatc
     assert dev and name in dev.group(1).split(","), "CI installs the dev extra: add it there"
 
 
+@pytest.mark.slow
 def test_palaestra_train_reports_to_tensorboard_wandb_and_trackio(tmp_path, subprocess_env):
     run = tmp_path / "tracked-run"
     env = subprocess_env(**offline_env(tmp_path), COLUMNS="200")
@@ -285,6 +286,7 @@ def test_palaestra_train_reports_to_tensorboard_wandb_and_trackio(tmp_path, subp
     assert not math.isnan(first["return"])
 
 
+@pytest.mark.slow
 def test_the_python_api_reports_to_wandb_and_the_tensorboard_flag(
     tokenizer, small_model, make_config, tmp_path, monkeypatch
 ):
