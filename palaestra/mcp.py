@@ -383,8 +383,9 @@ def _shutdown(runner: _LoopThread, connections: list[_Connection]) -> None:
 class MCPServers:
     """Connections to MCP servers, offering their tools to sync and async code.
 
-    Servers connect on first use (`start`, `tools`, `schemas`, `call`). Tool names must be
-    unique across the servers.
+    Servers connect on first use (`start`, `tools`, `schemas`, `call`). A server that crashes
+    or hangs is marked broken and its calls fail until `start` connects it again. Tool names
+    must be unique across the servers.
 
     Args:
         servers: Server specs: ``{"command": [program, *args], "env": {...}, "cwd": ...}``
@@ -431,6 +432,7 @@ class MCPServers:
         self._lock = threading.Lock()
         self._route: dict[str, _Connection] = {}
         self._tools: list[MCPTool] = []
+        self._started = False
         self._closed = False
         self._finalizer = weakref.finalize(self, _shutdown, self._runner, self._connections)
 
@@ -450,6 +452,13 @@ class MCPServers:
                 return
             self._runner.submit(self._open(pending)).result()
             self._index()
+            self._started = True
+
+    def _ensure_started(self) -> None:
+        # First use connects; a server that broke later stays broken until `start`, so that
+        # no episode goes on with a server whose state was lost.
+        if not self._started:
+            self.start()
 
     async def _open(self, connections: list[_Connection]) -> None:
         results = await asyncio.gather(
@@ -520,7 +529,7 @@ class MCPServers:
     @property
     def tools(self) -> list[MCPTool]:
         """The servers' tools as `palaestra.tools.Tool`s (sync functions; connects if needed)."""
-        self.start()
+        self._ensure_started()
         return list(self._tools)
 
     @property
@@ -540,7 +549,8 @@ class MCPServers:
         return [t.schema() for t in self.tools]
 
     def _prepare(self, name: str, arguments: Any) -> Coroutine[Any, Any, str]:
-        self.start()
+        self._check_open()
+        self._ensure_started()
         if name not in self._route:
             close = difflib.get_close_matches(name, self._route, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
