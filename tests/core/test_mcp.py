@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sysconfig
 
 import pytest
-from tests_support.mcp_helpers import child_pids, stdio_spec
+from tests_support.mcp_helpers import SUPPORT, child_pids, stdio_spec
 
 from palaestra.errors import InfrastructureError
 from palaestra.mcp import MCPServers, MCPToolError, schema_error
@@ -21,7 +23,7 @@ def servers():
 
 def test_tools_carry_the_schemas_the_server_gives(servers):
     schemas = {s["function"]["name"]: s["function"] for s in servers.schemas}
-    assert sorted(schemas) == ["add", "crash", "echo", "fail", "hang"]
+    assert sorted(schemas) == ["add", "crash", "echo", "fail", "hang", "whoami"]
     add = schemas["add"]
     assert add["description"] == "Adds two integers."
     assert add["parameters"]["properties"]["a"]["type"] == "integer"
@@ -145,3 +147,40 @@ def test_a_hung_server_times_out_and_is_stopped_on_close():
             servers.call("hang", {})
         assert len(child_pids() - before) == 1
     assert child_pids() == before
+
+
+def _our_containers() -> set[str]:
+    listed = subprocess.run(
+        ["docker", "ps", "--all", "--quiet", "--filter", "name=palaestra-mcp-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(listed.stdout.split())
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_server_in_a_docker_sandbox():
+    from tests_support.docker import require_docker_engine
+
+    from palaestra.sandbox.images import base_tag
+
+    require_docker_engine()
+    site = sysconfig.get_paths()["purelib"]  # the SDK, for the image's Python (the same 3.11)
+    spec = stdio_spec(name="boxed")
+    spec["command"] = ["python3", *spec["command"][1:]]
+    spec["env"] = {"PYTHONPATH": "/opt/site:/opt/support"}
+    spec["docker"] = {
+        "image": base_tag(),
+        "mounts": {site: "/opt/site", SUPPORT: "/opt/support"},
+        "memory_mb": 512,
+    }
+    before = _our_containers()
+    with MCPServers([spec], call_timeout_s=5, connect_timeout_s=120) as servers:
+        assert servers.call("whoami", {}) == "uid 10001, no network"
+        assert servers.call("add", {"a": 2, "b": 2}) == "4"
+        assert len(_our_containers() - before) == 1
+        with pytest.raises(InfrastructureError, match="did not answer hang within 5 s"):
+            servers.call("hang", {})
+    assert _our_containers() == before  # the hung server's container is removed on close

@@ -60,7 +60,7 @@ def test_full_episodes_with_a_bad_call_and_a_crash(transport, tmp_path):
             and "- add: Adds two integers." in (observation[0]["content"])
         )
         names = [t["function"]["name"] for t in env.tools]
-        assert names == ["calculator", "add", "echo", "fail", "crash", "hang"]
+        assert names == ["calculator", "add", "echo", "fail", "crash", "hang", "whoami"]
 
         observation, reward, terminated, truncated, info = env.step(_call("add", {"a": 2, "b": 3}))
         assert observation == [

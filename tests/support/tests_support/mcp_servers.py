@@ -4,7 +4,8 @@
     python -m tests_support.mcp_servers --port 8000   # streamable HTTP at /mcp
 
 Its tools cover what a client must survive: ``add`` and ``echo`` answer, ``fail`` reports
-an error, ``crash`` kills the server in the middle of the call, ``hang`` never answers.
+an error, ``crash`` kills the server in the middle of the call, ``hang`` never answers,
+``whoami`` says where it runs.
 ``--prefix`` renames every tool (two servers with distinct names), ``--only`` keeps some.
 """
 
@@ -47,7 +48,26 @@ async def hang() -> str:
     return "unreachable"
 
 
-TOOLS = {"add": add, "echo": echo, "fail": fail, "crash": crash, "hang": hang}
+def whoami() -> str:
+    """The user id the server runs as, and whether it can reach the network."""
+    import socket
+
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+        network = "network"
+    except OSError:
+        network = "no network"
+    return f"uid {os.getuid()}, {network}"
+
+
+TOOLS = {
+    "add": add,
+    "echo": echo,
+    "fail": fail,
+    "crash": crash,
+    "hang": hang,
+    "whoami": whoami,
+}
 
 
 def build(prefix: str = "", only: list[str] | None = None) -> MCPServer:
