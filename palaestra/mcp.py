@@ -285,11 +285,22 @@ def docker_command(spec: _Spec, container: str) -> list[str]:
 
     No network, a read-only root with a small private ``/tmp``, an unprivileged user, no
     capabilities, no privilege gain, and caps on memory (swap included), CPUs and
-    processes; the mounts are read-only. The server's stdin and stdout are the container's.
+    processes; the mounts are read-only; the image must be local (nothing is pulled). The
+    server's stdin and stdout are the container's.
     """
     options = spec.docker or {}
     memory = f"{options['memory_mb']}m"
-    argv = ["docker", "run", "--interactive", "--rm", "--init", "--name", container]
+    argv = [
+        "docker",
+        "run",
+        "--interactive",
+        "--rm",
+        "--init",
+        "--pull",
+        "never",
+        "--name",
+        container,
+    ]
     argv += ["--network", "none", "--read-only", "--tmpfs", "/tmp:size=64m"]
     argv += ["--user", SANDBOX_USER, "--cap-drop", "ALL"]
     argv += ["--security-opt", "no-new-privileges", "--memory", memory, "--memory-swap", memory]
