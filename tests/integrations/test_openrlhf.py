@@ -1,0 +1,82 @@
+"""OpenRLHF adapter: its own MultiTurnAgentExecutor plays Palaestra envs through our agent file.
+
+OpenRLHF does not install on a CPU machine (flash-attn needs CUDA to build); its
+`openrlhf.utils.agent` module does, without its dependencies: .ci/setup-frameworks.sh
+installs it outside the venv and `frameworks_driver.py` runs it in a subprocess, with a
+model server that replays the tokens Palaestra's rollout engine sampled with the oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+FRAMEWORKS = Path(os.environ.get("PALAESTRA_FRAMEWORKS", HERE.parents[1] / ".frameworks"))
+ENV_IDS = ["GuessNumber-v0", "Countdown-v0"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def driven() -> dict:
+    if not (FRAMEWORKS / "site" / "openrlhf").is_dir():
+        pytest.fail(f"OpenRLHF's agent code is not in {FRAMEWORKS}: run .ci/setup-frameworks.sh")
+    result = subprocess.run(
+        [sys.executable, str(HERE / "frameworks_driver.py"), str(FRAMEWORKS), "openrlhf", *ENV_IDS],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def _action_mask(record: dict) -> list[int]:
+    mask = [0] * len(record["observation_tokens"])
+    for start, end in record["action_ranges"]:
+        mask[start:end] = [1] * (end - start)
+    return mask[len(record["reference"]["prompt_ids"]) :]
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_executor_plays_the_episode_token_for_token_as_the_rollout_engine(driven, env_id):
+    record, reference = driven[env_id], driven[env_id]["reference"]
+    assert record["observation_tokens"] == reference["prompt_ids"] + reference["completion_ids"]
+    # The env's tokens (feedback, next generation prompt) are outside the action ranges.
+    assert _action_mask(record) == reference["loss_mask"]
+    assert len(record["engine_prompts"]) == len(reference["turn_rewards"])
+    # The opening our reset renders is the dataset's prompt, chat-templated by OpenRLHF.
+    assert record["dataset_prompt_ids"] == reference["prompt_ids"]
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_rewards_are_palaestras_and_logs_say_how_it_ended(driven, env_id):
+    record, reference = driven[env_id], driven[env_id]["reference"]
+    assert record["reward"] == pytest.approx(sum(reference["turn_rewards"]))
+    assert record["scores"] == pytest.approx(record["reward"])
+    assert record["extra_logs"] == {"success": 1.0, "masked": 0.0, "truncated_by_env": 0.0}
+    sampled = [
+        lp
+        for lp, m in zip(
+            record["rollout_log_probs"][len(reference["prompt_ids"]) :],
+            reference["loss_mask"],
+            strict=True,
+        )
+        if m
+    ]
+    assert sampled == [-0.25] * sum(reference["loss_mask"])
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_members_of_a_group_play_the_same_seed(driven, env_id):
+    assert driven[env_id]["second_member_tokens"] == driven[env_id]["observation_tokens"]
+
+
+def test_the_instance_alone_says_to_use_the_executor(driven):
+    assert "AgentExecutor" in driven["instance_alone_error"]
