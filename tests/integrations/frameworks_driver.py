@@ -3,7 +3,7 @@
 test_verl.py and test_openrlhf.py run this file in a subprocess, because verl and OpenRLHF
 live outside the venv (.ci/setup-frameworks.sh says why):
 
-    python frameworks_driver.py FRAMEWORKS_DIR {openrlhf,verl} ENV_ID [ENV_ID ...]
+    python frameworks_driver.py FRAMEWORKS_DIR WORK_DIR {openrlhf,verl} ENV_ID [ENV_ID ...]
 
 For each id it plays one episode with Palaestra's rollout engine and the env's oracle (the
 reference), then the same episode through the framework's code, with a model server that
@@ -34,6 +34,7 @@ from palaestra.agents.tiny import tiny_tokenizer  # noqa: E402
 
 SAMPLED_LOGPROB = -0.25
 MAX_LENGTH = 4096
+SHORT_RESPONSE = 40
 
 
 def reference(formatter: ChatFormatter, env_id: str, seed: int) -> Episode:
@@ -131,7 +132,159 @@ def drive_openrlhf(env_ids: list[str]) -> dict[str, Any]:
     return out
 
 
+# --- verl -------------------------------------------------------------------------------
+
+
+def drive_verl(env_ids: list[str]) -> dict[str, Any]:
+    import hydra
+    import torch
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop.agent_loop import (
+        DictConfigWrap,
+        ToolListWrap,
+        _agent_loop_registry,
+    )
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+    from verl.workers.rollout.llm_server import LLMServerClient
+    from verl.workers.rollout.replica import TokenOutput
+
+    import palaestra.integrations.verl as adapter
+
+    tokenizer = tiny_tokenizer()
+    formatter = ChatFormatter(tokenizer)
+    workdir = Path(sys.argv[2])
+
+    def make_config(response_length: int):
+        return OmegaConf.create(
+            {
+                "actor_rollout_ref": {
+                    "rollout": {
+                        "prompt_length": 1024,
+                        "response_length": response_length,
+                        "name": "vllm",
+                    }
+                },
+                "data": {"apply_chat_template_kwargs": {}},
+                "reward": {
+                    "custom_reward_function": {"path": adapter.__file__, "name": "compute_score"}
+                },
+            }
+        )
+
+    config = make_config(1024)
+    # The config file verl's agent-loop workers read (rollout.agent.agent_loop_config_path),
+    # read the way they read it; the class comes back through hydra.
+    registry = dict(_agent_loop_registry)
+    for entry in OmegaConf.load(adapter.write_agent_loop_config(workdir / "agent.yaml")):
+        registry[entry.name] = entry
+
+    class ReplayServer:
+        """A rollout server's ``generate.remote``: replays recorded turns of one episode."""
+
+        def __init__(self, turns: list[list[int]]):
+            self.turns = turns
+            self.calls: list[dict[str, Any]] = []
+            self.generate = SimpleNamespace(remote=self._generate)
+
+        async def _generate(self, *, request_id, prompt_ids, sampling_params, **kwargs):
+            ids = self.turns[len(self.calls)]
+            self.calls.append(
+                {"request_id": request_id, "prompt_ids": list(prompt_ids), **sampling_params}
+            )
+            return TokenOutput(token_ids=list(ids), log_probs=[SAMPLED_LOGPROB] * len(ids))
+
+    class ScriptedClient(LLMServerClient):
+        """verl's server client, routed to one replay server instead of a load balancer."""
+
+        def __init__(self, server: ReplayServer, config):
+            super().__init__(config)
+            self.server = server
+
+        async def _acquire_server(self, request_id, **extra):
+            return "replay", self.server
+
+        def _release_server(self, server_id, request_id=None):
+            pass
+
+    out: dict[str, Any] = {}
+    for env_id in env_ids:
+        path = workdir / f"{env_id}.parquet"
+        adapter.write_parquet(path, adapter.episode_rows(env_id, 1, seed=11))
+        dataset = RLHFDataset(
+            data_files=[str(path)],
+            tokenizer=tokenizer,
+            config=OmegaConf.create({"max_prompt_length": 1024, "cache_dir": str(workdir)}),
+            processor=None,
+        )
+        row = dataset[0]
+        fields = {k: v for k, v in row.items() if not isinstance(v, torch.Tensor)}
+        agent_name = fields.pop("agent_name")
+        spec = json.loads(fields["extra_info"][adapter.EXTRA_KEY])
+        episode = reference(formatter, env_id, spec["seed"])
+
+        async def member(episode=episode, fields=fields, agent_name=agent_name, length=1024):
+            config = make_config(length)
+            server = ReplayServer(sampled_turns(episode))
+            loop = hydra.utils.instantiate(
+                config=registry[agent_name],
+                trainer_config=DictConfigWrap(config=config),
+                server_manager=ScriptedClient(server, config),
+                tokenizer=tokenizer,
+                processor=None,
+                hf_model_type=None,
+                dataset_cls=RLHFDataset,
+                data_config=DictConfigWrap(config.data),
+                tools=ToolListWrap([]),
+            )
+            output = await loop.run({"temperature": 1.0, "logprobs": True}, **fields)
+            return type(loop).__name__, output, server.calls
+
+        async def group():
+            return await asyncio.gather(member(), member(), member(length=SHORT_RESPONSE))
+
+        (loop_class, output, calls), (_, second, _), (_, short, _) = asyncio.run(group())
+        out[env_id] = {
+            "reference": summary(episode),
+            "agent_name": agent_name,
+            "loop_class": loop_class,
+            "prompt_ids": output.prompt_ids,
+            "response_ids": output.response_ids,
+            "response_mask": output.response_mask,
+            "response_logprobs": output.response_logprobs,
+            "reward_score": output.reward_score,
+            "extra_fields": output.extra_fields,
+            "rm_scores": output.as_dict()["rm_scores"].tolist(),
+            "calls": calls,
+            "num_turns": output.num_turns,
+            "second_member_response_ids": second.response_ids,
+            "short": {
+                "response_ids": short.response_ids,
+                "response_mask": short.response_mask,
+                "reward_score": short.reward_score,
+                "extra_fields": short.extra_fields,
+            },
+        }
+
+    # verl's own loader of custom reward functions, on rows made for its single-turn loop.
+    reward_fn = get_custom_reward_fn(config)
+    scored = []
+    for row in adapter.task_rows("Countdown-v0", 2, seed=5):
+        task = json.loads(row["extra_info"][adapter.ROW_KEY])
+        for completion in (task["oracle"], "<answer>1</answer>"):
+            scored.append(
+                reward_fn(
+                    data_source=row["data_source"],
+                    solution_str=completion,
+                    ground_truth=row["reward_model"]["ground_truth"],
+                    extra_info=row["extra_info"],
+                )
+            )
+    out["compute_score"] = scored
+    return out
+
+
 if __name__ == "__main__":
-    framework, ids = sys.argv[2], sys.argv[3:]
-    drivers = {"openrlhf": drive_openrlhf}
+    framework, ids = sys.argv[3], sys.argv[4:]
+    drivers = {"openrlhf": drive_openrlhf, "verl": drive_verl}
     print(json.dumps(drivers[framework](ids)))

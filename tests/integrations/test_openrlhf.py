@@ -24,11 +24,18 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def driven() -> dict:
+def driven(tmp_path_factory) -> dict:
     if not (FRAMEWORKS / "site" / "openrlhf").is_dir():
         pytest.fail(f"OpenRLHF's agent code is not in {FRAMEWORKS}: run .ci/setup-frameworks.sh")
     result = subprocess.run(
-        [sys.executable, str(HERE / "frameworks_driver.py"), str(FRAMEWORKS), "openrlhf", *ENV_IDS],
+        [
+            sys.executable,
+            str(HERE / "frameworks_driver.py"),
+            str(FRAMEWORKS),
+            str(tmp_path_factory.mktemp("openrlhf")),
+            "openrlhf",
+            *ENV_IDS,
+        ],
         capture_output=True,
         text=True,
         timeout=600,
