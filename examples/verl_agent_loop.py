@@ -33,6 +33,6 @@ print(
     f"actor_rollout_ref.rollout.agent.agent_loop_config_path={config} ...\n"
     "single-turn:\n  python -m verl.trainer.main_ppo "
     f"data.train_files={(out / 'tasks.parquet').resolve()} "
-    f"reward.custom_reward_function.path={pal_verl.__file__} "
+    "reward.custom_reward_function.path=pkg://palaestra.integrations.verl "
     "reward.custom_reward_function.name=compute_score ..."
 )

@@ -13,8 +13,9 @@ an agent-loop config file:
 
 Single-turn ids can also go verl's own way, its single-turn agent loop scored by a custom
 reward function: `task_rows` (made by `palaestra.datasets.rows`) and `compute_score`
-(``reward.custom_reward_function.path=<this file> reward.custom_reward_function.name=
-compute_score``).
+(``reward.custom_reward_function.path=pkg://palaestra.integrations.verl
+reward.custom_reward_function.name=compute_score``; the ``pkg://`` form imports this
+module by its name, so the agent loop it registers stays importable by that name).
 
 What maps to what (`PalaestraAgentLoop`):
 
@@ -84,7 +85,6 @@ ROW_KEY = "palaestra_row"
 """``extra_info`` key of a task row's `palaestra.datasets` row (JSON text)."""
 
 
-@register(AGENT_NAME)
 class PalaestraAgentLoop(AgentLoopBase):
     """Plays the Palaestra episode a row names, through verl's server manager.
 
@@ -175,6 +175,12 @@ class PalaestraAgentLoop(AgentLoopBase):
             metrics=AgentLoopMetrics(),
             extra_fields={"turn_scores": turn_rewards, EXTRA_KEY: result},
         )
+
+
+# verl records the class by its module's name. Executed from a file path under another name,
+# this module leaves the registry alone: that name would not import in verl's workers.
+if __name__ == "palaestra.integrations.verl":
+    register(AGENT_NAME)(PalaestraAgentLoop)
 
 
 def episode_rows(
@@ -293,6 +299,6 @@ def write_agent_loop_config(path: str | Path) -> Path:
     Pass it as ``actor_rollout_ref.rollout.agent.agent_loop_config_path``.
     """
     path = Path(path)
-    target = f"{PalaestraAgentLoop.__module__}.{PalaestraAgentLoop.__qualname__}"
+    target = "palaestra.integrations.verl.PalaestraAgentLoop"
     path.write_text(f"- name: {AGENT_NAME}\n  _target_: {target}\n", encoding="utf-8")
     return path

@@ -167,7 +167,10 @@ def drive_verl(env_ids: list[str]) -> dict[str, Any]:
                 },
                 "data": {"apply_chat_template_kwargs": {}},
                 "reward": {
-                    "custom_reward_function": {"path": adapter.__file__, "name": "compute_score"}
+                    "custom_reward_function": {
+                        "path": "pkg://palaestra.integrations.verl",
+                        "name": "compute_score",
+                    }
                 },
             }
         )

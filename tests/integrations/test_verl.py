@@ -107,7 +107,6 @@ def test_a_spent_response_budget_ends_the_episode_and_cuts_the_response(driven):
 
 def test_compute_score_loaded_by_verl_scores_task_rows_with_the_env(driven):
     # Two Countdown rows, each scored on its oracle answer and on a wrong one.
-    assert driven["compute_score"] == [
-        {"score": 1.0, "correct": 1.0, "masked": 0.0},
-        {"score": 0.0, "correct": 0.0, "masked": 0.0},
-    ] * 2
+    right = {"score": 1.0, "correct": 1.0, "masked": 0.0}
+    wrong = {"score": 0.0, "correct": 0.0, "masked": 0.0}
+    assert driven["compute_score"] == [right, wrong, right, wrong]
