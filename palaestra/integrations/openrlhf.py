@@ -38,7 +38,8 @@ What is lost:
 * **Per-turn rewards.** The executor sums the turns' rewards into one episode reward,
   placed at the end: no per-turn credit.
 * **Masked episodes.** OpenRLHF cannot drop an episode. An infrastructure failure ends the
-  episode with the env's reward (0) and ``extra_logs["masked"] = 1``.
+  episode (the failed turn's reward is 0, earlier turns' rewards stay in the sum) and sets
+  ``extra_logs["masked"] = 1``.
 * **Exact tokens.** The executor re-tokenizes the opening text and each feedback text on
   its own (sampled tokens are kept as sampled); with a template whose special tokens
   split text, as common chat templates' do, this gives the same ids as Palaestra's

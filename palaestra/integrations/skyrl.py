@@ -31,8 +31,8 @@ What maps to what:
 What is lost:
 
 * **Masked episodes.** SkyRL has no way to drop an episode. An infrastructure failure ends
-  the episode (``done``) with the env's reward (0) and ``metadata["mask"] = True``; filter
-  such episodes in your own generator if they matter.
+  the episode (``done``; the failed turn's reward is 0) with ``metadata["mask"] = True``;
+  filter such episodes in your own generator if they matter.
 * **Native tool calls.** SkyRL hands the env the sampled text; envs with tools read their
   text formats (``<tool_call>`` JSON and the like) through `palaestra.parsers`, as they do
   for any text action.

@@ -41,9 +41,9 @@ What is lost:
 
 * **Per-turn credit.** verl places one reward at the episode's last token; the turn
   rewards are kept in ``extra_fields["turn_scores"]`` for logging only.
-* **Masked episodes.** verl cannot drop an episode from its group. An infrastructure
-  failure keeps the env's reward (0) and sets every response_mask entry to 0, so the
-  episode's own tokens teach nothing; its reward still enters its group's baseline.
+* **Masked episodes.** verl cannot drop an episode from its group. After an infrastructure
+  failure every response_mask entry is 0, so the episode's own tokens teach nothing, but
+  its reward (the turns' rewards, 0 for the failed one) still enters its group's baseline.
 * **Native tool calls.** Envs get the sampled text and read tool calls from its text
   format (`palaestra.parsers`); the env's ``tools`` are rendered in the prompt.
 * **Multi-modal data, routed experts, verl's tool and interaction configs**: not used.

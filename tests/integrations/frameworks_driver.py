@@ -27,14 +27,29 @@ FRAMEWORKS = Path(sys.argv[1])
 sys.path.insert(0, str(FRAMEWORKS / "first"))
 sys.path.append(str(FRAMEWORKS / "site"))
 
+import palaestra  # noqa: E402
 from palaestra.agents.chat import ChatFormatter  # noqa: E402
 from palaestra.agents.rollout import Episode, RolloutEngine, Task  # noqa: E402
 from palaestra.agents.scripted import OraclePolicy  # noqa: E402
 from palaestra.agents.tiny import tiny_tokenizer  # noqa: E402
+from palaestra.envs.games.guess_number import GuessNumberEnv  # noqa: E402
+from palaestra.errors import InfrastructureError  # noqa: E402
 
+MASKED_ID = "JudgeDown-v0"
+"""An id the tests may ask for: GuessNumber whose second turn is an infrastructure failure."""
 SAMPLED_LOGPROB = -0.25
 MAX_LENGTH = 4096
 SHORT_RESPONSE = 40
+
+
+class JudgeDownOnTurnTwo(GuessNumberEnv):
+    def _step(self, message):
+        if self._turn >= 2:
+            raise InfrastructureError("the judge is unreachable")
+        return super()._step(message)
+
+
+palaestra.register(MASKED_ID, JudgeDownOnTurnTwo, max_turns=20)
 
 
 def reference(formatter: ChatFormatter, env_id: str, seed: int) -> Episode:
@@ -53,6 +68,7 @@ def summary(episode: Episode) -> dict[str, Any]:
         "loss_mask": episode.loss_mask,
         "turn_rewards": episode.turn_rewards,
         "success": episode.success,
+        "mask": episode.mask,
     }
 
 

@@ -19,6 +19,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 FRAMEWORKS = Path(os.environ.get("PALAESTRA_FRAMEWORKS", HERE.parents[1] / ".frameworks"))
 ENV_IDS = ["GuessNumber-v0", "Countdown-v0"]
+MASKED_ID = "JudgeDown-v0"  # the driver's GuessNumber whose second turn is an infra failure
 
 pytestmark = pytest.mark.slow
 
@@ -35,6 +36,7 @@ def driven(tmp_path_factory) -> dict:
             str(tmp_path_factory.mktemp("openrlhf")),
             "openrlhf",
             *ENV_IDS,
+            MASKED_ID,
         ],
         capture_output=True,
         text=True,
@@ -83,6 +85,14 @@ def test_rewards_are_palaestras_and_logs_say_how_it_ended(driven, env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_members_of_a_group_play_the_same_seed(driven, env_id):
     assert driven[env_id]["second_member_tokens"] == driven[env_id]["observation_tokens"]
+
+
+def test_a_masked_episode_is_logged_as_masked(driven):
+    record, reference = driven[MASKED_ID], driven[MASKED_ID]["reference"]
+    assert reference["mask"] is True and len(reference["turn_rewards"]) == 2
+    assert record["observation_tokens"] == reference["prompt_ids"] + reference["completion_ids"]
+    assert record["extra_logs"] == {"success": 0.0, "masked": 1.0, "truncated_by_env": 1.0}
+    assert record["reward"] == pytest.approx(sum(reference["turn_rewards"]))
 
 
 def test_the_instance_alone_says_to_use_the_executor(driven):

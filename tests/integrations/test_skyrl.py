@@ -9,7 +9,18 @@ import pytest
 import skyrl_gym
 
 import palaestra
+from palaestra.envs.games.guess_number import GuessNumberEnv
+from palaestra.errors import InfrastructureError
 from palaestra.integrations import skyrl as pal_skyrl
+
+
+class JudgeDownOnTurnTwo(GuessNumberEnv):
+    """GuessNumber whose second turn fails for a reason outside the policy's control."""
+
+    def _step(self, message):
+        if self._turn >= 2:
+            raise InfrastructureError("the judge is unreachable")
+        return super()._step(message)
 
 
 def _play_palaestra(env_id: str, seed: int) -> tuple[list[float], list[list[dict]]]:
@@ -100,3 +111,17 @@ def test_bad_rows_are_errors_that_say_what_to_fix(extras, env_config, message):
 def test_registering_twice_keeps_one_entry():
     pal_skyrl.register()
     assert skyrl_gym.registry["palaestra"].entry_point is pal_skyrl.PalaestraTextEnv
+
+
+def test_a_masked_episode_ends_and_says_so_in_metadata(registered):
+    registered("JudgeDown-v0", JudgeDownOnTurnTwo, max_turns=20)
+    row = pal_skyrl.rows("JudgeDown-v0", 1, seed=2)[0]
+    env = skyrl_gym.make("palaestra", extras=row)
+    env.init(row["prompt"])
+    first = env.step("<guess>1</guess>")
+    assert not first["done"] and first["metadata"]["mask"] is False
+    second = env.step("<guess>2</guess>")
+    assert second["done"] and second["reward"] == 0.0
+    assert second["metadata"]["mask"] is True and second["metadata"]["status"] == "error"
+    assert second["metadata"]["truncated"] is True
+    assert env.get_metrics()["masked"] == 1.0

@@ -21,6 +21,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 FRAMEWORKS = Path(os.environ.get("PALAESTRA_FRAMEWORKS", HERE.parents[1] / ".frameworks"))
 ENV_IDS = ["GuessNumber-v0", "Countdown-v0"]
+MASKED_ID = "JudgeDown-v0"  # the driver's GuessNumber whose second turn is an infra failure
 SHORT_RESPONSE = 40  # the driver's short response budget
 
 pytestmark = pytest.mark.slow
@@ -38,6 +39,7 @@ def driven(tmp_path_factory) -> dict:
             str(tmp_path_factory.mktemp("verl")),
             "verl",
             *ENV_IDS,
+            MASKED_ID,
         ],
         capture_output=True,
         text=True,
@@ -88,6 +90,18 @@ def test_rewards_are_palaestras(driven, env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_members_of_a_group_play_the_same_seed(driven, env_id):
     assert driven[env_id]["second_member_response_ids"] == driven[env_id]["response_ids"]
+
+
+def test_a_masked_episode_teaches_nothing(driven):
+    record, reference = driven[MASKED_ID], driven[MASKED_ID]["reference"]
+    assert reference["mask"] is True and len(reference["turn_rewards"]) == 2
+    assert record["response_ids"] == reference["completion_ids"]
+    assert 1 in reference["loss_mask"]
+    assert record["response_mask"] == [0] * len(reference["loss_mask"])
+    assert record["reward_score"] == pytest.approx(sum(reference["turn_rewards"]))
+    outcome = record["extra_fields"]["palaestra"]
+    assert outcome["mask"] is True and outcome["status"] == "error"
+    assert outcome["truncated"] is True
 
 
 def test_a_spent_response_budget_ends_the_episode_and_cuts_the_response(driven):
