@@ -1,7 +1,7 @@
 """Runs verl's and OpenRLHF's own agent-loop code over Palaestra's adapters, with a scripted model.
 
-test_verl.py and test_openrlhf.py run this file in a subprocess, because verl and OpenRLHF
-live outside the venv (.ci/setup-frameworks.sh says why):
+test_verl.py and test_openrlhf.py run this file in a subprocess (tests_support.frameworks),
+because verl and OpenRLHF live outside the venv (.ci/setup-frameworks.sh says why):
 
     python frameworks_driver.py FRAMEWORKS_DIR WORK_DIR {openrlhf,verl} ENV_ID [ENV_ID ...]
 
@@ -151,116 +151,150 @@ def drive_openrlhf(env_ids: list[str]) -> dict[str, Any]:
 # --- verl -------------------------------------------------------------------------------
 
 
-def drive_verl(env_ids: list[str]) -> dict[str, Any]:
+def verl_config(response_length: int):
+    from omegaconf import OmegaConf
+
+    return OmegaConf.create(
+        {
+            "actor_rollout_ref": {
+                "rollout": {
+                    "prompt_length": 1024,
+                    "response_length": response_length,
+                    "name": "vllm",
+                }
+            },
+            "data": {"apply_chat_template_kwargs": {}},
+            "reward": {
+                "custom_reward_function": {
+                    "path": "pkg://palaestra.integrations.verl",
+                    "name": "compute_score",
+                }
+            },
+        }
+    )
+
+
+class ReplayServer:
+    """A verl rollout server's ``generate.remote``: replays recorded turns of one episode."""
+
+    def __init__(self, turns: list[list[int]]):
+        self.turns = turns
+        self.calls: list[dict[str, Any]] = []
+        self.generate = SimpleNamespace(remote=self._generate)
+
+    async def _generate(self, *, request_id, prompt_ids, sampling_params, **kwargs):
+        from verl.workers.rollout.replica import TokenOutput
+
+        ids = self.turns[len(self.calls)]
+        self.calls.append(
+            {"request_id": request_id, "prompt_ids": list(prompt_ids), **sampling_params}
+        )
+        return TokenOutput(token_ids=list(ids), log_probs=[SAMPLED_LOGPROB] * len(ids))
+
+
+def scripted_client(server: ReplayServer, config):
+    """verl's own LLMServerClient, routed to one replay server instead of a load balancer."""
+    from verl.workers.rollout.llm_server import LLMServerClient
+
+    class ScriptedClient(LLMServerClient):
+        async def _acquire_server(self, request_id, **extra):
+            return "replay", server
+
+        def _release_server(self, server_id, request_id=None):
+            pass
+
+    return ScriptedClient(config)
+
+
+async def play_verl(loop_config, tokenizer, fields, episode, response_length):
+    """Builds the agent loop as verl's AgentLoopWorker does and runs it on one row."""
     import hydra
+    from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    config = verl_config(response_length)
+    server = ReplayServer(sampled_turns(episode))
+    loop = hydra.utils.instantiate(
+        config=loop_config,
+        trainer_config=DictConfigWrap(config=config),
+        server_manager=scripted_client(server, config),
+        tokenizer=tokenizer,
+        processor=None,
+        hf_model_type=None,
+        dataset_cls=RLHFDataset,
+        data_config=DictConfigWrap(config.data),
+        tools=ToolListWrap([]),
+    )
+    output = await loop.run({"temperature": 1.0, "logprobs": True}, **fields)
+    return type(loop).__name__, output, server.calls
+
+
+def verl_row_fields(adapter, tokenizer, env_id: str, workdir: Path) -> dict[str, Any]:
+    """One episode row, through a Parquet file and verl's RLHFDataset, as the loop gets it."""
     import torch
     from omegaconf import OmegaConf
-    from verl.experimental.agent_loop.agent_loop import (
-        DictConfigWrap,
-        ToolListWrap,
-        _agent_loop_registry,
-    )
-    from verl.trainer.ppo.reward import get_custom_reward_fn
     from verl.utils.dataset.rl_dataset import RLHFDataset
-    from verl.workers.rollout.llm_server import LLMServerClient
-    from verl.workers.rollout.replica import TokenOutput
+
+    path = workdir / f"{env_id}.parquet"
+    adapter.write_parquet(path, adapter.episode_rows(env_id, 1, seed=11))
+    dataset = RLHFDataset(
+        data_files=[str(path)],
+        tokenizer=tokenizer,
+        config=OmegaConf.create({"max_prompt_length": 1024, "cache_dir": str(workdir)}),
+        processor=None,
+    )
+    return {k: v for k, v in dataset[0].items() if not isinstance(v, torch.Tensor)}
+
+
+def verl_scores(adapter) -> list[Any]:
+    """verl's loader of custom reward functions, on rows made for its single-turn loop."""
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    reward_fn = get_custom_reward_fn(verl_config(1024))
+    scored = []
+    for row in adapter.task_rows("Countdown-v0", 2, seed=5):
+        task = json.loads(row["extra_info"][adapter.ROW_KEY])
+        for completion in (task["oracle"], "<answer>1</answer>"):
+            scored.append(
+                reward_fn(
+                    data_source=row["data_source"],
+                    solution_str=completion,
+                    ground_truth=row["reward_model"]["ground_truth"],
+                    extra_info=row["extra_info"],
+                )
+            )
+    return scored
+
+
+def drive_verl(env_ids: list[str]) -> dict[str, Any]:
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
 
     import palaestra.integrations.verl as adapter
 
     tokenizer = tiny_tokenizer()
     formatter = ChatFormatter(tokenizer)
     workdir = Path(sys.argv[2])
-
-    def make_config(response_length: int):
-        return OmegaConf.create(
-            {
-                "actor_rollout_ref": {
-                    "rollout": {
-                        "prompt_length": 1024,
-                        "response_length": response_length,
-                        "name": "vllm",
-                    }
-                },
-                "data": {"apply_chat_template_kwargs": {}},
-                "reward": {
-                    "custom_reward_function": {
-                        "path": "pkg://palaestra.integrations.verl",
-                        "name": "compute_score",
-                    }
-                },
-            }
-        )
-
-    config = make_config(1024)
     # The config file verl's agent-loop workers read (rollout.agent.agent_loop_config_path),
     # read the way they read it; the class comes back through hydra.
     registry = dict(_agent_loop_registry)
     for entry in OmegaConf.load(adapter.write_agent_loop_config(workdir / "agent.yaml")):
         registry[entry.name] = entry
 
-    class ReplayServer:
-        """A rollout server's ``generate.remote``: replays recorded turns of one episode."""
-
-        def __init__(self, turns: list[list[int]]):
-            self.turns = turns
-            self.calls: list[dict[str, Any]] = []
-            self.generate = SimpleNamespace(remote=self._generate)
-
-        async def _generate(self, *, request_id, prompt_ids, sampling_params, **kwargs):
-            ids = self.turns[len(self.calls)]
-            self.calls.append(
-                {"request_id": request_id, "prompt_ids": list(prompt_ids), **sampling_params}
-            )
-            return TokenOutput(token_ids=list(ids), log_probs=[SAMPLED_LOGPROB] * len(ids))
-
-    class ScriptedClient(LLMServerClient):
-        """verl's server client, routed to one replay server instead of a load balancer."""
-
-        def __init__(self, server: ReplayServer, config):
-            super().__init__(config)
-            self.server = server
-
-        async def _acquire_server(self, request_id, **extra):
-            return "replay", self.server
-
-        def _release_server(self, server_id, request_id=None):
-            pass
-
     out: dict[str, Any] = {}
     for env_id in env_ids:
-        path = workdir / f"{env_id}.parquet"
-        adapter.write_parquet(path, adapter.episode_rows(env_id, 1, seed=11))
-        dataset = RLHFDataset(
-            data_files=[str(path)],
-            tokenizer=tokenizer,
-            config=OmegaConf.create({"max_prompt_length": 1024, "cache_dir": str(workdir)}),
-            processor=None,
-        )
-        row = dataset[0]
-        fields = {k: v for k, v in row.items() if not isinstance(v, torch.Tensor)}
+        fields = verl_row_fields(adapter, tokenizer, env_id, workdir)
         agent_name = fields.pop("agent_name")
         spec = json.loads(fields["extra_info"][adapter.EXTRA_KEY])
         episode = reference(formatter, env_id, spec["seed"])
 
-        async def member(episode=episode, fields=fields, agent_name=agent_name, length=1024):
-            config = make_config(length)
-            server = ReplayServer(sampled_turns(episode))
-            loop = hydra.utils.instantiate(
-                config=registry[agent_name],
-                trainer_config=DictConfigWrap(config=config),
-                server_manager=ScriptedClient(server, config),
-                tokenizer=tokenizer,
-                processor=None,
-                hf_model_type=None,
-                dataset_cls=RLHFDataset,
-                data_config=DictConfigWrap(config.data),
-                tools=ToolListWrap([]),
+        async def group(episode=episode, fields=fields, loop_config=registry[agent_name]):
+            return await asyncio.gather(
+                *(
+                    play_verl(loop_config, tokenizer, fields, episode, length)
+                    for length in (1024, 1024, SHORT_RESPONSE)
+                )
             )
-            output = await loop.run({"temperature": 1.0, "logprobs": True}, **fields)
-            return type(loop).__name__, output, server.calls
-
-        async def group():
-            return await asyncio.gather(member(), member(), member(length=SHORT_RESPONSE))
 
         (loop_class, output, calls), (_, second, _), (_, short, _) = asyncio.run(group())
         out[env_id] = {
@@ -284,22 +318,7 @@ def drive_verl(env_ids: list[str]) -> dict[str, Any]:
                 "extra_fields": short.extra_fields,
             },
         }
-
-    # verl's own loader of custom reward functions, on rows made for its single-turn loop.
-    reward_fn = get_custom_reward_fn(config)
-    scored = []
-    for row in adapter.task_rows("Countdown-v0", 2, seed=5):
-        task = json.loads(row["extra_info"][adapter.ROW_KEY])
-        for completion in (task["oracle"], "<answer>1</answer>"):
-            scored.append(
-                reward_fn(
-                    data_source=row["data_source"],
-                    solution_str=completion,
-                    ground_truth=row["reward_model"]["ground_truth"],
-                    extra_info=row["extra_info"],
-                )
-            )
-    out["compute_score"] = scored
+    out["compute_score"] = verl_scores(adapter)
     return out
 
 

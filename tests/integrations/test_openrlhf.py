@@ -8,16 +8,9 @@ model server that replays the tokens Palaestra's rollout engine sampled with the
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from tests_support.frameworks import drive
 
-HERE = Path(__file__).resolve().parent
-FRAMEWORKS = Path(os.environ.get("PALAESTRA_FRAMEWORKS", HERE.parents[1] / ".frameworks"))
 ENV_IDS = ["GuessNumber-v0", "Countdown-v0"]
 MASKED_ID = "JudgeDown-v0"  # the driver's GuessNumber whose second turn is an infra failure
 
@@ -26,24 +19,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def driven(tmp_path_factory) -> dict:
-    if not (FRAMEWORKS / "site" / "openrlhf").is_dir():
-        pytest.fail(f"OpenRLHF's agent code is not in {FRAMEWORKS}: run .ci/setup-frameworks.sh")
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(HERE / "frameworks_driver.py"),
-            str(FRAMEWORKS),
-            str(tmp_path_factory.mktemp("openrlhf")),
-            "openrlhf",
-            *ENV_IDS,
-            MASKED_ID,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    return json.loads(result.stdout.splitlines()[-1])
+    return drive("openrlhf", [*ENV_IDS, MASKED_ID], tmp_path_factory)
 
 
 def _action_mask(record: dict) -> list[int]:

@@ -10,16 +10,9 @@ replays the tokens Palaestra's rollout engine sampled with the oracle.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from tests_support.frameworks import drive
 
-HERE = Path(__file__).resolve().parent
-FRAMEWORKS = Path(os.environ.get("PALAESTRA_FRAMEWORKS", HERE.parents[1] / ".frameworks"))
 ENV_IDS = ["GuessNumber-v0", "Countdown-v0"]
 MASKED_ID = "JudgeDown-v0"  # the driver's GuessNumber whose second turn is an infra failure
 SHORT_RESPONSE = 40  # the driver's short response budget
@@ -29,24 +22,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def driven(tmp_path_factory) -> dict:
-    if not (FRAMEWORKS / "site" / "verl").is_dir():
-        pytest.fail(f"verl's agent-loop code is not in {FRAMEWORKS}: run .ci/setup-frameworks.sh")
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(HERE / "frameworks_driver.py"),
-            str(FRAMEWORKS),
-            str(tmp_path_factory.mktemp("verl")),
-            "verl",
-            *ENV_IDS,
-            MASKED_ID,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    return json.loads(result.stdout.splitlines()[-1])
+    return drive("verl", [*ENV_IDS, MASKED_ID], tmp_path_factory)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
