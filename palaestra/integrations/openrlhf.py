@@ -19,14 +19,15 @@ What maps to what:
 
     Palaestra                                  OpenRLHF (AgentInstanceBase)
     make(id, **kwargs); reset(seed=seed)       reset({"observation", "label"})
-    the opening messages, chat-templated       reset's "observation" (replaces the prompt text)
+    the opening messages and env.tools,        reset's "observation" (replaces the prompt text)
+      chat-templated
     step(text)                                 step({"action_text", ...})
     the env's next messages                    "environment_feedback": the template's text after
                                                the turn's end token, ending with the next
                                                generation prompt (the executor masks it)
     this turn's reward                         "rewards" (the executor sums them)
     terminated or truncated                    "done"
-    info: success, status, mask, turns         "extra_logs" (numbers, logged per sample)
+    info: success, mask; truncated             "extra_logs": success, masked, truncated_by_env
 
 The executor hands `AgentInstance` no tokenizer, so `AgentExecutor.execute` (which gets
 OpenRLHF's ``hf_tokenizer``) puts a `palaestra.agents.chat.ChatFormatter` of it in a
@@ -77,6 +78,7 @@ class AgentInstance(AgentInstanceBase):
                 "AgentInstance takes no arguments: the episode comes from the prompt's label"
             )
         self.env: Any = None
+        self.tools: list[dict[str, Any]] | None = None
         self.formatter: ChatFormatter | None = None
         self.episode_return = 0.0
 
@@ -91,7 +93,8 @@ class AgentInstance(AgentInstanceBase):
         self.formatter = formatter
         episode = EpisodeSpec.parse(states["label"])
         self.env, opening = await asyncio.to_thread(episode.start)
-        return {"observation": formatter.prompt(opening)[0]}
+        self.tools = getattr(self.env, "tools", None) or None
+        return {"observation": formatter.prompt(opening, self.tools)[0]}
 
     async def step(self, states: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Plays the sampled text; returns the reward and the env's reply as template text."""
@@ -100,7 +103,9 @@ class AgentInstance(AgentInstanceBase):
         )
         self.episode_return += float(reward)
         done = bool(terminated or truncated)
-        feedback = "" if done else self.formatter.suffix_text(plain_messages(observation))
+        feedback = (
+            "" if done else self.formatter.suffix_text(plain_messages(observation), self.tools)
+        )
         result = outcome(info)
         if done:
             self.env.close()

@@ -36,6 +36,9 @@ What is lost:
 * **Native tool calls.** SkyRL hands the env the sampled text; envs with tools read their
   text formats (``<tool_call>`` JSON and the like) through `palaestra.parsers`, as they do
   for any text action.
+* **Tool schemas in the prompt.** SkyRL templates the conversation without tools, so a tool
+  env's schemas (``env.env.tools``) reach the model only through your chat template or a
+  system message of your own (the other adapters render them with the template).
 * The distinction between terminated and truncated, except in the metadata.
 """
 

@@ -12,6 +12,7 @@ import pytest
 from tests_support.frameworks import drive
 
 ENV_IDS = ["GuessNumber-v0", "Countdown-v0"]
+TOOL_ID = "Calculator-v0"  # its tool schemas are rendered in the prompt
 MASKED_ID = "JudgeDown-v0"  # the driver's GuessNumber whose second turn is an infra failure
 
 pytestmark = pytest.mark.slow
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def driven(tmp_path_factory) -> dict:
-    return drive("openrlhf", [*ENV_IDS, MASKED_ID], tmp_path_factory)
+    return drive("openrlhf", [*ENV_IDS, TOOL_ID, MASKED_ID], tmp_path_factory)
 
 
 def _action_mask(record: dict) -> list[int]:
@@ -61,6 +62,15 @@ def test_rewards_are_palaestras_and_logs_say_how_it_ended(driven, env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_members_of_a_group_play_the_same_seed(driven, env_id):
     assert driven[env_id]["second_member_tokens"] == driven[env_id]["observation_tokens"]
+
+
+def test_a_tool_env_gets_its_tool_schemas_rendered_as_the_engine_renders_them(driven):
+    record, reference = driven[TOOL_ID], driven[TOOL_ID]["reference"]
+    assert record["observation_tokens"] == reference["prompt_ids"] + reference["completion_ids"]
+    assert _action_mask(record) == reference["loss_mask"]
+    assert record["reward"] == pytest.approx(sum(reference["turn_rewards"]))
+    # OpenRLHF's own templating of the dataset prompt has no tools; the episode's has.
+    assert len(record["dataset_prompt_ids"]) < len(reference["prompt_ids"])
 
 
 def test_a_masked_episode_is_logged_as_masked(driven):

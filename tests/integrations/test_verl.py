@@ -14,6 +14,7 @@ import pytest
 from tests_support.frameworks import drive
 
 ENV_IDS = ["GuessNumber-v0", "Countdown-v0"]
+TOOL_ID = "Calculator-v0"  # its tool schemas are rendered in the prompt
 MASKED_ID = "JudgeDown-v0"  # the driver's GuessNumber whose second turn is an infra failure
 SHORT_RESPONSE = 40  # the driver's short response budget
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def driven(tmp_path_factory) -> dict:
-    return drive("verl", [*ENV_IDS, MASKED_ID], tmp_path_factory)
+    return drive("verl", [*ENV_IDS, TOOL_ID, MASKED_ID], tmp_path_factory)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -66,6 +67,15 @@ def test_rewards_are_palaestras(driven, env_id):
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_members_of_a_group_play_the_same_seed(driven, env_id):
     assert driven[env_id]["second_member_response_ids"] == driven[env_id]["response_ids"]
+
+
+def test_a_tool_env_gets_its_tool_schemas_rendered_as_the_engine_renders_them(driven):
+    record, reference = driven[TOOL_ID], driven[TOOL_ID]["reference"]
+    assert record["prompt_ids"] == reference["prompt_ids"]
+    assert record["response_ids"] == reference["completion_ids"]
+    assert record["response_mask"] == reference["loss_mask"]
+    assert record["reward_score"] == pytest.approx(sum(reference["turn_rewards"]))
+    assert record["extra_fields"]["palaestra"]["success"] is True
 
 
 def test_a_masked_episode_teaches_nothing(driven):
