@@ -92,6 +92,8 @@ class PalaestraAgentLoop(AgentLoopBase):
     arguments of `AgentLoopBase`.
     """
 
+    # verl builds a loop per episode: the formatter (and its caches of templated prompts and
+    # suffixes) is kept per tokenizer and template arguments.
     _formatters: dict[tuple[int, str], ChatFormatter] = {}
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -191,7 +193,7 @@ def episode_rows(
     start: int = 0,
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
-    """Verl rows for `PalaestraAgentLoop`: episodes ``start .. start + n - 1`` of any ids.
+    """Rows in verl's columns for `PalaestraAgentLoop`: episodes ``start .. start + n - 1``.
 
     Args:
         ids: One id or several.
@@ -230,7 +232,7 @@ def task_rows(
     start: int = 0,
     **kwargs: Any,
 ) -> list[dict[str, Any]]:
-    """Verl rows of single-turn ids for its single-turn agent loop and `compute_score`.
+    """Rows in verl's columns of single-turn ids, for its single-turn loop and `compute_score`.
 
     Arguments as `palaestra.datasets.rows` takes them (a multi-turn id is an error there).
 
@@ -262,7 +264,7 @@ def compute_score(
     extra_info: Mapping[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, float]:
-    """Verl's reward-function signature: scores a completion of a `task_rows` row.
+    """Scores a completion of a `task_rows` row (verl's reward-function signature).
 
     The score is the env's own (`palaestra.datasets.score`), not a comparison with
     ``ground_truth``. Other keys are logged by verl's reward manager.
