@@ -72,6 +72,11 @@ class PalaestraTextEnv(BaseTextEnv):
             JSON text or mapping, see `EpisodeSpec`). Other keys (SkyRL adds ``max_turns``)
             are left alone.
 
+    Attributes:
+        episode: The `EpisodeSpec` of the row.
+        env: The Palaestra env (made and reset with the spec's seed).
+        max_turns: The env's turn cap (None: it has none); the env ends its episodes there.
+
     Raises:
         ValueError: The spec is missing or malformed, or env_config is not empty.
         UnknownEnvError, UnknownArgumentError: As `palaestra.make` raises them.
