@@ -1,0 +1,1 @@
+"""Adapters between Palaestra and the RL frameworks people already run."""
