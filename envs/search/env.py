@@ -77,6 +77,7 @@ from palaestra.envs.search.backends import (
     Hit,
     LocalIndex,
     SearchBackend,
+    paginate,
 )
 from palaestra.envs.search.questions import (
     KINDS,
@@ -332,14 +333,16 @@ class SearchEnv(ToolEnv):
             doc: The document id (or URL, or title) from a search result.
             page: The page to read, from 1.
         """
-        doc_id = self._title_to_doc.get(doc, doc)
-        opened = self.backend.open(doc_id, page)
-        self._open_doc = self.backend.fetch(doc_id)
-        self._opened_titles.add(opened.title)
-        self._returned_titles.add(opened.title)
-        self._returned_text.append(f"{opened.title}\n{opened.text}")
-        head = f"[{opened.doc_id}] {opened.title} (page {opened.page} of {opened.pages})"
-        return self._cap(escape(f"{head}\n\n{opened.text}"))
+        document = self.backend.fetch(self._title_to_doc.get(doc, doc))
+        pages = paginate(document.text, self.page_chars)
+        if not isinstance(page, int) or not 1 <= page <= len(pages):
+            raise ValueError(f"{document.doc_id} has pages 1 to {len(pages)}, not {page!r}")
+        self._open_doc = document
+        self._opened_titles.add(document.title)
+        self._returned_titles.add(document.title)
+        self._returned_text.append(f"{document.title}\n{pages[page - 1]}")
+        head = f"[{document.doc_id}] {document.title} (page {page} of {len(pages)})"
+        return self._cap(escape(f"{head}\n\n{pages[page - 1]}"))
 
     def _find_tool(self, text: str) -> str:
         """Finds a phrase in the open document (case-insensitive); returns each match in context.
