@@ -171,7 +171,7 @@ def _tantivy():
         import tantivy
     except ImportError as e:
         raise MissingDependencyError(
-            "the local search index needs tantivy: pip install 'palaestra[search]'"
+            'the local search index needs tantivy: pip install "palaestra[search]"'
         ) from e
     return tantivy
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import json
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -71,6 +72,8 @@ class SearchServer:
         self._rng = np.random.default_rng(np.random.SeedSequence([seed]))
         self._rng_lock = threading.Lock()
         self._titles = {d.title: d.doc_id for d in index.documents.values()}
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -78,6 +81,16 @@ class SearchServer:
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass  # a request log per search would drown the trainer's output
+
+            def setup(self) -> None:
+                super().setup()
+                with server._connections_lock:
+                    server._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with server._connections_lock:
+                    server._connections.discard(self.connection)
+                super().finish()
 
             def do_GET(self) -> None:  # noqa: N802 - the standard library's name
                 server._answer(self, "GET")
@@ -106,9 +119,15 @@ class SearchServer:
         self._httpd.serve_forever()
 
     def stop(self) -> None:
-        """Stops serving and closes the socket (new connections are refused)."""
+        """Stops serving: refuses new connections and cuts the open keep-alive ones."""
         self._httpd.shutdown()
         self._httpd.server_close()
+        with self._connections_lock:
+            for connection in self._connections:
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # already closed by the client
         if self._thread is not None:
             self._thread.join()
 
@@ -121,6 +140,13 @@ class SearchServer:
     # --- requests ----------------------------------------------------------------------------
 
     def _answer(self, request: BaseHTTPRequestHandler, method: str) -> None:
+        # The body is read before anything else: an unread body would be parsed as the next
+        # request on this keep-alive connection.
+        length = int(request.headers.get("content-length") or 0)
+        if length > MAX_BODY_BYTES:
+            request.close_connection = True
+            return self._json(request, 413, {"error": "request body too large"})
+        body = request.rfile.read(length) if length else b""
         if self.latency_s:
             time.sleep(self.latency_s)
         if self.error_rate:
@@ -132,7 +158,7 @@ class SearchServer:
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         try:
             if method == "POST" and parts.path == "/retrieve":
-                return self._retrieve(request)
+                return self._retrieve(request, body)
             if method == "GET" and parts.path == "/":
                 return self._send(request, 200, "text/html", self._home())
             if method == "GET" and parts.path in ("/search", "/api/search"):
@@ -170,12 +196,9 @@ class SearchServer:
             raise ValueError(f"k must be from 1 to {MAX_K}, got {k}")
         return k
 
-    def _retrieve(self, request: BaseHTTPRequestHandler) -> None:
-        length = int(request.headers.get("content-length") or 0)
-        if length > MAX_BODY_BYTES:
-            return self._json(request, 413, {"error": "request body too large"})
+    def _retrieve(self, request: BaseHTTPRequestHandler, body: bytes) -> None:
         try:
-            payload = json.loads(request.rfile.read(length) or b"{}")
+            payload = json.loads(body or b"{}")
             queries = payload["queries"]
             if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
                 raise ValueError("queries must be a list of strings")
@@ -233,7 +256,10 @@ class SearchServer:
         request.send_header("content-type", f"{kind}; charset=utf-8")
         request.send_header("content-length", str(len(body)))
         request.end_headers()
-        request.wfile.write(body)
+        try:
+            request.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            request.close_connection = True  # the client gave up waiting (its timeout)
 
     def _json(self, request: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
         self._send(request, status, "application/json", json.dumps(payload).encode())
