@@ -56,6 +56,9 @@ Arguments:
     page_chars: Characters per page of an opened document.
     timeout_s: Seconds per HTTP request.
     retries: Retries of a failed HTTP request.
+    questions: A JSONL file of your own NQ/HotpotQA-style questions (see
+        `palaestra.envs.search.loaders`) to ask instead of generated ones.
+    corpus: A JSONL corpus to search with the local backend (with ``questions``).
 
 Version history:
     v0: first version.
@@ -79,6 +82,7 @@ from palaestra.envs.search.backends import (
     SearchBackend,
     paginate,
 )
+from palaestra.envs.search.loaders import load_corpus, load_questions
 from palaestra.envs.search.questions import (
     KINDS,
     NOT_STATED,
@@ -195,7 +199,15 @@ class SearchEnv(ToolEnv):
         page_chars: int = DEFAULT_PAGE_CHARS,
         timeout_s: float = 10.0,
         retries: int = 2,
+        questions: str | None = None,
+        corpus: str | None = None,
     ):
+        if questions is None and corpus is not None:
+            raise ValueError("corpus= needs questions=: a JSONL file of questions about it")
+        if questions is not None and (level != 1 or kinds is not None):
+            raise ValueError("level and kinds apply to generated questions, not to questions=")
+        if questions is not None and backend == "local" and corpus is None:
+            raise ValueError("questions= with the local backend needs corpus=, a JSONL corpus")
         if not isinstance(level, int) or not 1 <= level <= 4:
             raise ValueError(f"level must be an integer from 1 to 4, got {level!r}")
         allowed = ("chain", "unanswerable") if level == 1 else KINDS
@@ -224,8 +236,14 @@ class SearchEnv(ToolEnv):
         self.backend_name, self.k, self.reward = backend, k, reward
         self.provenance_bonus = float(provenance_bonus)
         self.max_output_chars, self.page_chars = max_output_chars, page_chars
-        self.world = generate_world(world_seed, articles)
-        self.backend = self._make_backend(backend, url, world_seed, articles, timeout_s, retries)
+        self.loaded: list[Question] = []
+        if questions is None:
+            self.world: World | None = generate_world(world_seed, articles)
+            local = functools.partial(world_index, world_seed, articles)
+        else:
+            self.loaded, self.world = load_questions(questions), None
+            local = functools.partial(LocalIndex, load_corpus(corpus) if corpus else [])
+        self.backend = self._make_backend(backend, url, local, timeout_s, retries)
         if protocol == "tags":
             self.parser = XMLTagParser({"search": ("search", "query")}, answer_tag="answer")
             self._tools = [tool(self._search_tags, name="search", max_output_chars=10**6)]
@@ -242,13 +260,12 @@ class SearchEnv(ToolEnv):
         self,
         backend: str,
         url: str | None,
-        seed: int,
-        articles: int,
+        local: Any,
         timeout_s: float,
         retries: int,
     ) -> SearchBackend:
         if backend == "local":
-            return world_index(seed, articles)
+            return local()
         from palaestra.envs.search.http import RetrievalClient, WebSearchClient
 
         transport = {"timeout_s": timeout_s, "retries": retries, "backoff_s": 0.2}
@@ -388,11 +405,14 @@ class SearchEnv(ToolEnv):
         if options:
             raise ValueError(f"SearchEnv.reset takes no options, got {sorted(options)}")
         self._reset_episode()
-        weights = [UNANSWERABLE_WEIGHT if kind == "unanswerable" else 1.0 for kind in self.kinds]
-        index = self.np_random.choice(len(self.kinds), p=[w / sum(weights) for w in weights])
-        self.question = generate_question(
-            self.world, self.level, self.kinds[int(index)], self.np_random
-        )
+        if self.loaded:
+            self.question = self.loaded[int(self.np_random.integers(len(self.loaded)))]
+        else:
+            weights = [UNANSWERABLE_WEIGHT if k == "unanswerable" else 1.0 for k in self.kinds]
+            index = self.np_random.choice(len(self.kinds), p=[w / sum(weights) for w in weights])
+            self.question = generate_question(
+                self.world, self.level, self.kinds[int(index)], self.np_random
+            )
         prompt = f"{self._instructions()}\n\nQuestion: {self.question.text}"
         return [user(prompt)], {
             "level": self.level,
@@ -478,6 +498,10 @@ class SearchEnv(ToolEnv):
         the gold answer is given only if every one of them came back from the backend, so
         the oracle's reward proves the question answerable through the tools.
         """
+        if not self.question.support:  # a loaded row without supporting titles
+            if self.budget.used == 0:
+                return self._search_action(self.question.text)
+            return f"<answer>{self.question.answers[0]}</answer>"
         need_read = self._opened_titles if self.protocol == "tools" else self._returned_titles
         for title in self.question.support:
             if title in need_read:
@@ -487,10 +511,13 @@ class SearchEnv(ToolEnv):
             if title in self._oracle_searched:
                 return "<answer>the search did not find it</answer>"
             self._oracle_searched.add(title)
-            if self.protocol == "tags":
-                return f"<search>{title}</search>"
-            return self._call("search", {"query": title, "k": self.k})
+            return self._search_action(title)
         return f"<answer>{self.question.answers[0]}</answer>"
+
+    def _search_action(self, query: str) -> str:
+        if self.protocol == "tags":
+            return f"<search>{query}</search>"
+        return self._call("search", {"query": query, "k": self.k})
 
     @staticmethod
     def _call(name: str, arguments: dict[str, Any]) -> str:
@@ -499,7 +526,9 @@ class SearchEnv(ToolEnv):
     def no_search_action(self) -> str:
         """A baseline that answers at once, guessing an answer of the right type."""
         rng, question, world = self.np_random, self.question, self.world
-        if question.kind in ("comparison", "temporal"):
+        if world is None:
+            guess = "unknown"
+        elif question.kind in ("comparison", "temporal"):
             guess = question.support[0]
         elif question.kind == "aggregation":
             guess = "3"
