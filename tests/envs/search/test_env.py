@@ -35,6 +35,15 @@ def test_the_oracle_answers_every_question_through_the_tools(level, protocol):
     assert kinds == ({"chain", "unanswerable"} if level == 1 else set(env.kinds))
 
 
+@pytest.mark.parametrize("world_seed", [1, 2, 3])
+def test_the_oracle_answers_questions_about_other_worlds(world_seed):
+    for level in (1, 2, 3, 4):
+        env = SearchEnv(level=level, world_seed=world_seed, articles=400, max_tool_calls=12)
+        for seed in range(10):
+            total, info = play(env, seed, SearchEnv.oracle_action)
+            assert total == 1.0, (world_seed, level, seed, env.question, info["verdict"])
+
+
 def test_the_oracle_needs_the_searches_to_find_the_chain(monkeypatch):
     # A retriever that finds nothing: the oracle cannot answer, so its reward proves retrieval.
     env = SearchEnv(level=2, kinds=["chain"])

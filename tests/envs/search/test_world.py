@@ -80,3 +80,15 @@ def test_citations_duplicates_distractors_and_missing_facts():
 def test_bad_sizes_are_refused(articles):
     with pytest.raises(ValueError, match="articles must be an integer >= 50"):
         generate_world(0, articles)
+
+
+def test_search_build_indexes_a_world_of_the_size_asked(tmp_path):
+    command = [sys.executable, "-m", "palaestra.cli", "search", "build", "--articles", "120"]
+    env = {"PALAESTRA_CACHE": str(tmp_path), "PATH": ""}
+    result = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    assert result.stdout.startswith("120 articles indexed")
+    assert (tmp_path / "search" / "world-v0-seed0-n120" / "index" / "palaestra-index").exists()
+    refused = subprocess.run(
+        [*command[:-1], "10"], capture_output=True, text=True, env=env, check=False
+    )
+    assert refused.returncode == 2 and "--articles must be >= 50" in refused.stderr
