@@ -142,12 +142,12 @@ def world_index(seed: int = SHIPPED_SEED, articles: int = SHIPPED_ARTICLES) -> L
 
 def _entity_names_in(world: World, text: str) -> set[str]:
     """The entity names that ``text`` mentions (compared after normalisation)."""
-    words = normalize_answer(text).split()
+    names, words = _normalized_names(world), normalize_answer(text).split()
     found = set()
-    for size in range(1, 5):
+    for size in range(1, 5):  # the longest names have four words
         for start in range(len(words) - size + 1):
             candidate = " ".join(words[start : start + size])
-            if candidate in _normalized_names(world):
+            if candidate in names:
                 found.add(candidate)
     return found
 
@@ -371,13 +371,13 @@ class SearchEnv(ToolEnv):
             raise ValueError("no document is open; open one first")
         if not text.strip():
             raise ValueError("give a phrase to find")
-        body, needle = self._open_doc.text, text.lower()
-        lower, pages = body.lower(), max(1, self.page_chars)
-        matches, start = [], lower.find(needle)
-        while start >= 0 and len(matches) < MAX_FIND_MATCHES:
-            context = body[max(0, start - 80) : start + len(needle) + 80].replace("\n", " ")
-            matches.append(f"page {start // pages + 1}: ...{context}...")
-            start = lower.find(needle, start + 1)
+        needle, matches = text.lower(), []
+        for number, page in enumerate(paginate(self._open_doc.text, self.page_chars), 1):
+            lower, start = page.lower(), page.lower().find(needle)
+            while start >= 0 and len(matches) < MAX_FIND_MATCHES:
+                context = page[max(0, start - 80) : start + len(needle) + 80].replace("\n", " ")
+                matches.append(f"page {number}: ...{context}...")
+                start = lower.find(needle, start + 1)
         if not matches:
             return f"{escape(text)!r} does not occur in {escape(self._open_doc.title)}."
         return self._cap(escape("\n".join(matches)))

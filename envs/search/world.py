@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import defaultdict
+from collections.abc import Callable
 
 import numpy as np
 
@@ -225,7 +226,7 @@ class _Names:
         self.rng = rng
         self.taken: set[str] = set()
 
-    def unique(self, draw) -> str:
+    def unique(self, draw: Callable[[], str]) -> str:
         while True:
             name = draw()
             if name not in self.taken:

@@ -173,6 +173,7 @@ def test_open_pages_and_find():
     assert pages >= 2
     assert f"(page {pages} of {pages})" in call("open", doc=title, page=pages)
     assert "page 1: ..." in call("find", text=title.split(" ")[0])
+    assert f"page {pages}: ...See also" in call("find", text="see also")
     assert "Error" in call("open", doc=title, page=pages + 1)
 
 
