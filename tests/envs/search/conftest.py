@@ -1,4 +1,9 @@
+import os
+
 import pytest
+
+USER_CACHE = os.environ.get("PALAESTRA_CACHE")
+"""The cache before these tests redirect it (the trainer's tiny model is built there)."""
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -8,3 +13,9 @@ def _search_cache(tmp_path_factory):
     mp.setenv("PALAESTRA_CACHE", str(tmp_path_factory.mktemp("palaestra-cache")))
     yield
     mp.undo()
+
+
+@pytest.fixture
+def user_cache() -> str | None:
+    """`USER_CACHE`, for tests that run the trainer in a subprocess."""
+    return USER_CACHE
