@@ -47,6 +47,49 @@ def test_information_tokens_are_masked_in_the_rollout_record(env_id, formatter):
         assert message["content"] in formatter.tokenizer.decode(episode.completion_ids[end:start])
 
 
+class _SearchThenModel:
+    """The oracle's first turn (a real search), then the tiny model samples every later turn."""
+
+    def __init__(self, oracle, model):
+        self.oracle, self.model = oracle, model
+
+    async def generate(self, requests):
+        out = []
+        for request in requests:
+            policy = self.oracle if request.context.turn == 0 else self.model
+            out += await policy.generate([request])
+        return out
+
+
+def test_the_tiny_model_samples_after_information_that_stays_masked(formatter, tmp_path):
+    import torch
+
+    from palaestra.agents.backends.hf import HFPolicy
+    from palaestra.agents.policy import SamplingParams
+    from palaestra.agents.rollout import RolloutConfig, RolloutEngine, Task
+    from palaestra.agents.scripted import OraclePolicy
+    from palaestra.agents.tiny import tiny_model
+
+    torch.set_num_threads(1)
+    model = tiny_model(formatter.tokenizer, cache_dir=tmp_path, num_hidden_layers=1, hidden_size=64)
+    policy = _SearchThenModel(OraclePolicy(formatter), HFPolicy(model, formatter.tokenizer, seed=0))
+    config = RolloutConfig(sampling=SamplingParams(max_tokens=64))
+    (episode,) = RolloutEngine(policy, formatter, config).run([Task("SearchQA-v0", seed=5)])
+
+    assert episode.status == "ok", episode.error
+    assert len(episode.turn_spans) >= 2, episode.messages  # a search, then sampled turns
+    information = next(m for m in episode.messages if m["role"] == "tool")
+    assert information["content"].startswith("<information>")
+    mask = np.array(episode.loss_mask)
+    (_, search_end), (model_start, model_end) = episode.turn_spans[:2]
+    assert mask[search_end:model_start].sum() == 0
+    assert information["content"] in formatter.tokenizer.decode(
+        episode.completion_ids[search_end:model_start]
+    )
+    assert mask[model_start:model_end].all() and model_end > model_start
+    assert any(lp != 0.0 for lp in episode.logprobs[model_start:model_end])  # sampled
+
+
 def test_a_missing_tantivy_names_the_search_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "tantivy", None)
     with pytest.raises(MissingDependencyError, match=r'pip install "palaestra\[search\]"'):
