@@ -9,6 +9,7 @@
     palaestra report RUN               a training run's summary as one HTML page
     palaestra view RUN [RUN2]          browse a run's plots and episodes (--export DIR: a copy)
     palaestra serve [IDS]...           serve envs over OpenEnv's WebSocket protocol and HTTP
+    palaestra search build|serve       build a search world's index; serve it over HTTP
 
 Env arguments are passed as ``--arg name=value`` (values are read as JSON when they
 parse, else as strings), e.g. ``palaestra play GuessNumber-v0 --arg level=5``.
@@ -451,6 +452,12 @@ def _mount_subcommands() -> None:
         pass
     else:
         register_train(app)
+    try:
+        from palaestra.envs.search.cli import app as search_app
+    except ImportError:
+        pass
+    else:
+        app.add_typer(search_app, name="search", help="Search worlds: build an index, serve it.")
     try:
         from palaestra.sandbox.cli import app as sandbox_app
     except ImportError:

@@ -1,0 +1,1 @@
+"""Search and research environments over a generated encyclopedia and real retrieval backends."""
