@@ -70,6 +70,14 @@ class Tool:
     fn: Callable[..., str | Awaitable[str]]
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
 
+    def check(self, arguments: Mapping[str, Any]) -> str | None:
+        """Returns a message describing what is wrong with ``arguments``, or None.
+
+        Checks the common subset of JSON schema that `tool` writes; tools whose schemas come
+        from elsewhere (an MCP server's) override it with a full validator.
+        """
+        return check_arguments(self, arguments)
+
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema."""
         return {
@@ -217,7 +225,7 @@ def cap_output(text: str, limit: int) -> tuple[str, bool]:
 def _lookup(tools: Mapping[str, Tool], call: ToolCall) -> Tool | str:
     if call.name not in tools:
         return f"Error: unknown tool {call.name!r}; available tools: {sorted(tools)}"
-    problem = check_arguments(tools[call.name], call.arguments)
+    problem = tools[call.name].check(call.arguments)
     return f"Error: {problem}" if problem else tools[call.name]
 
 

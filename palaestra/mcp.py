@@ -1,0 +1,583 @@
+"""Tools from Model Context Protocol servers, for any env.
+
+    from palaestra.mcp import MCPServers
+
+    servers = MCPServers([
+        {"command": [sys.executable, "-m", "palaestra.envs.tools.mcp_calculator"]},  # stdio
+        {"url": "http://127.0.0.1:8000/mcp"},                                      # HTTP
+    ])
+    servers.schemas                                  # OpenAI function schemas
+    servers.call("calculator", {"expression": "6 * 7"})          # -> "42"
+    await servers.acall("calculator", {"expression": "6 * 7"})   # the same, from async code
+    servers.tools                                    # `palaestra.tools.Tool`s for ToolEnv
+    servers.close()                                  # stops the stdio servers
+
+A server spec is a dict with either ``command`` (a list: the program and its arguments,
+started as a subprocess that speaks MCP over its stdin/stdout; optional ``env``, extra
+environment variables, and ``cwd``) or ``url`` (a streamable-HTTP endpoint already
+running). Any spec may carry a ``name`` used in messages. Everything goes through the
+`mcp` SDK's own client (``pip install "palaestra[mcp]"``).
+
+What the model can get wrong, and what the servers can:
+
+* Arguments that do not match a tool's input schema (checked here with `jsonschema`,
+  before anything is sent) raise `ValueError` from `call`; as a `Tool` the call fails
+  with the schema error as its message, and `palaestra.tools.run_tool_turn` makes a turn
+  of such calls an invalid action.
+* A tool that reports an error (``isError``) raises `MCPToolError`; the model reads it.
+* A server that crashes, closes the connection, answers nonsense or takes longer than
+  ``call_timeout_s`` raises `palaestra.errors.InfrastructureError`, which envs report as
+  a masked ``error`` step. The server is then marked broken: later calls fail at once
+  until `start` (which envs call at every reset) connects it again.
+
+The SDK is asyncio-based; an `MCPServers` runs its own event loop on a background thread,
+so the same object serves sync code (`call`) and async code on any loop (`acall`). Its
+connections live in tasks of that loop, and `close` (or the interpreter's exit) ends them:
+a stdio server gets its stdin closed, then its whole process group is killed after a
+grace period (the SDK's shutdown), so no server process outlives its `MCPServers`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import dataclasses
+import difflib
+import json
+import tempfile
+import threading
+import weakref
+from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from typing import Any, TypeVar
+
+from palaestra.errors import InfrastructureError, require
+from palaestra.tools import DEFAULT_MAX_OUTPUT_CHARS, Tool
+
+DEFAULT_CALL_TIMEOUT_S = 30.0
+DEFAULT_CONNECT_TIMEOUT_S = 60.0
+_CLOSE_TIMEOUT_S = 15.0
+"""Seconds `close` waits for a connection to end (the SDK kills a stdio server within ~6 s)."""
+_STDERR_TAIL_CHARS = 2_000
+_MAX_TOOL_PAGES = 100
+_SPEC_KEYS = {"command": {"command", "env", "cwd", "name"}, "url": {"url", "name"}}
+
+_T = TypeVar("_T")
+
+
+class MCPToolError(RuntimeError):
+    """An MCP tool ran and reported an error (its result had ``isError`` set)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MCPTool(Tool):
+    """A `Tool` served by an MCP server; arguments are checked against its full JSON schema.
+
+    Attributes:
+        server: The name of the server that serves it.
+    """
+
+    server: str = ""
+
+    def check(self, arguments: Mapping[str, Any]) -> str | None:
+        """The schema error of ``arguments`` as the model should read it, or None."""
+        return schema_error(self.name, self.parameters, arguments)
+
+
+def schema_error(name: str, schema: Mapping[str, Any], arguments: Any) -> str | None:
+    """Validates ``arguments`` against a tool's input schema with `jsonschema`.
+
+    Returns:
+        None when they match; else what is wrong, where, and the schema, e.g.
+        ``arguments of add do not match its input schema: 'b' is a required property``.
+    """
+    jsonschema = require("jsonschema", "mcp", "checking MCP tool arguments")
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = "".join(f"[{part!r}]" for part in error.absolute_path)
+    at = f" at arguments{where}" if where else ""
+    return (
+        f"arguments of {name} do not match its input schema{at}: {error.message}. "
+        f"The schema is {json.dumps(schema, sort_keys=True)}"
+    )
+
+
+def result_text(result: Any) -> str:
+    """The text of an MCP ``CallToolResult``: text blocks, text resources, notes for media."""
+    pieces = []
+    for block in result.content:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            pieces.append(block.text)
+        elif kind == "resource":
+            text = getattr(block.resource, "text", None)
+            pieces.append(text if text is not None else f"[binary resource {block.resource.uri}]")
+        elif kind == "resource_link":
+            pieces.append(f"[resource {block.uri}]")
+        else:
+            pieces.append(f"[{kind} content ({getattr(block, 'mime_type', '?')}) not shown]")
+    if not pieces and result.structured_content is not None:
+        pieces.append(json.dumps(result.structured_content))
+    return "\n".join(pieces)
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    """The first leaf of nested exception groups (anyio wraps transport errors in them)."""
+    while hasattr(error, "exceptions") and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _describe(error: BaseException) -> str:
+    leaf = _root_cause(error)
+    text = str(leaf) or type(leaf).__name__
+    return f"{type(leaf).__name__}: {text}" if str(leaf) else text
+
+
+@dataclasses.dataclass(frozen=True)
+class _Spec:
+    """A checked server spec."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    url: str | None = None
+
+    @classmethod
+    def parse(cls, spec: Any, index: int) -> _Spec:
+        if not isinstance(spec, Mapping):
+            raise ValueError(
+                f"server {index} must be a dict like {{'command': ['python', 'server.py']}} "
+                f"or {{'url': 'http://127.0.0.1:8000/mcp'}}, got {spec!r}"
+            )
+        kinds = [k for k in ("command", "url") if k in spec]
+        if len(kinds) != 1:
+            raise ValueError(
+                f"server {index} must have exactly one of 'command' (a stdio subprocess) or "
+                f"'url' (a streamable-HTTP endpoint), got keys {sorted(spec)}"
+            )
+        kind = kinds[0]
+        unknown = sorted(set(spec) - _SPEC_KEYS[kind])
+        if unknown:
+            raise ValueError(
+                f"server {index} ({kind}) has unknown keys {unknown}; "
+                f"it takes {sorted(_SPEC_KEYS[kind])}"
+            )
+        name = spec.get("name")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ValueError(f"server {index}: name must be a non-empty string, got {name!r}")
+        if kind == "url":
+            url = spec["url"]
+            if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+                raise ValueError(f"server {index}: url must be an http(s) URL, got {url!r}")
+            return cls(name=name or url, url=url)
+        command = spec["command"]
+        if (
+            not isinstance(command, (list, tuple))
+            or not command
+            or not all(isinstance(part, str) and part for part in command)
+        ):
+            raise ValueError(
+                f"server {index}: command must be a non-empty list of strings (the program "
+                f"and its arguments), got {command!r}"
+            )
+        env = spec.get("env")
+        if env is not None and not (
+            isinstance(env, Mapping)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+        ):
+            raise ValueError(f"server {index}: env must map strings to strings, got {env!r}")
+        cwd = spec.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise ValueError(f"server {index}: cwd must be a string, got {cwd!r}")
+        return cls(
+            name=name or " ".join(command),
+            command=tuple(command),
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+        )
+
+
+class _Connection:
+    """One server's client session, held open by a task of the background loop."""
+
+    def __init__(self, spec: _Spec):
+        self.spec = spec
+        self.client: Any = None
+        self.tools: list[Any] = []
+        self.broken: str | None = "not connected"
+        self._stop: asyncio.Event | None = None
+        self._holder: asyncio.Task | None = None
+        self._stderr: Any = None
+
+    def stderr_tail(self) -> str:
+        """The end of a stdio server's standard error, for messages."""
+        if self._stderr is None:
+            return ""
+        with contextlib.suppress(OSError, ValueError):
+            self._stderr.seek(0)
+            text = self._stderr.read()[-_STDERR_TAIL_CHARS:].strip()
+            return f"; its stderr ends with:\n{text}" if text else ""
+        return ""
+
+    def _transport(self) -> Any:
+        if self.spec.url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+
+            return streamable_http_client(self.spec.url)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        # The server's stderr goes to a file, so a crash can be explained without the
+        # server's logs interleaving with the caller's output.
+        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        program, *arguments = self.spec.command
+        parameters = StdioServerParameters(
+            command=program, args=arguments, env=self.spec.env, cwd=self.spec.cwd
+        )
+        return stdio_client(parameters, errlog=self._stderr)
+
+    async def open(self, connect_timeout_s: float, call_timeout_s: float) -> None:
+        """Connects and lists the tools; raises `InfrastructureError` on failure."""
+        await self.close()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        self._stop = asyncio.Event()
+        self._holder = loop.create_task(self._hold(ready, call_timeout_s))
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), connect_timeout_s)
+        except asyncio.TimeoutError:
+            await self.close()
+            raise InfrastructureError(
+                f"MCP server {self.spec.name!r} did not answer within {connect_timeout_s:g} s "
+                f"of starting{self.stderr_tail()}"
+            ) from None
+        except Exception as e:
+            tail = self.stderr_tail()
+            await self.close()
+            raise InfrastructureError(
+                f"could not connect to MCP server {self.spec.name!r}: {_describe(e)}{tail}"
+            ) from e
+        self.broken = None
+
+    async def _hold(self, ready: asyncio.Future[None], call_timeout_s: float) -> None:
+        # The SDK's client is an async context manager whose task groups must be entered
+        # and left by one task: this one, which then waits until `close` asks it to leave.
+        from mcp import Client
+
+        try:
+            async with Client(
+                self._transport(), read_timeout_seconds=call_timeout_s, cache=None
+            ) as client:
+                self.tools = await _list_tools(client)
+                self.client = client
+                ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as e:
+            if not ready.done():
+                ready.set_exception(e if isinstance(e, Exception) else RuntimeError(repr(e)))
+            if not isinstance(e, Exception):
+                raise
+        finally:
+            self.client = None
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> Any:
+        """Calls a tool; transport failures and timeouts raise `InfrastructureError`."""
+        from mcp import MCPError
+        from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+
+        if self.broken is not None or self.client is None:
+            raise InfrastructureError(
+                f"MCP server {self.spec.name!r} is unavailable ({self.broken}); "
+                "it is connected again at the next reset"
+            )
+        try:
+            # The SDK's read timeout ends the request; the outer bound also covers a
+            # transport that stops answering below the request layer.
+            return await asyncio.wait_for(
+                self.client.call_tool(name, arguments, read_timeout_seconds=timeout_s),
+                timeout_s + 5.0,
+            )
+        except MCPError as e:
+            if e.code in (INVALID_PARAMS, METHOD_NOT_FOUND):
+                raise MCPToolError(e.message) from e
+            what = (
+                f"did not answer {name} within {timeout_s:g} s"
+                if e.code == REQUEST_TIMEOUT
+                else f"failed during {name}: {e.message}"
+            )
+        except asyncio.TimeoutError:
+            what = f"did not answer {name} within {timeout_s:g} s"
+        except Exception as e:
+            what = f"failed during {name}: {_describe(e)}"
+        self.broken = what
+        raise InfrastructureError(f"MCP server {self.spec.name!r} {what}{self.stderr_tail()}")
+
+    async def close(self) -> None:
+        """Ends the session (for a stdio server: stops its process) and waits for it."""
+        holder, self._holder = self._holder, None
+        if holder is not None:
+            self._stop.set()
+            done, _ = await asyncio.wait({holder}, timeout=_CLOSE_TIMEOUT_S)
+            if not done:
+                holder.cancel()
+                await asyncio.wait({holder}, timeout=_CLOSE_TIMEOUT_S)
+            if holder.done() and not holder.cancelled():
+                holder.exception()  # retrieved: a crashed server's exit is not news
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+        self.client = None
+        self.broken = "closed"
+
+
+async def _list_tools(client: Any) -> list[Any]:
+    tools, cursor = [], None
+    for _ in range(_MAX_TOOL_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            return tools
+    raise InfrastructureError(f"the server's tool list did not end after {_MAX_TOOL_PAGES} pages")
+
+
+class _LoopThread:
+    """An asyncio event loop running on a daemon thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="mcp-client", daemon=True)
+        self.thread.start()
+
+    def submit(self, coroutine: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
+        if threading.current_thread() is self.thread:
+            coroutine.close()
+            raise RuntimeError("MCPServers' sync methods cannot be called from its own loop")
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def stop(self) -> None:
+        if self.loop.is_closed():
+            return
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+def _shutdown(runner: _LoopThread, connections: list[_Connection]) -> None:
+    """Closes every connection, then the loop (also run by `weakref.finalize` at exit)."""
+    if runner.loop.is_closed():
+        return
+
+    async def close_all() -> None:
+        await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+
+    with contextlib.suppress(Exception):
+        runner.submit(close_all()).result(timeout=2 * _CLOSE_TIMEOUT_S + 5)
+    runner.stop()
+
+
+class MCPServers:
+    """Connections to MCP servers, offering their tools to sync and async code.
+
+    Servers connect on first use (`start`, `tools`, `schemas`, `call`). Tool names must be
+    unique across the servers.
+
+    Args:
+        servers: Server specs: ``{"command": [program, *args], "env": {...}, "cwd": ...}``
+            for a stdio subprocess, ``{"url": "http://host:port/mcp"}`` for streamable HTTP;
+            each may have a ``name``.
+        call_timeout_s: Seconds one tool call may take before the server counts as hung.
+        connect_timeout_s: Seconds a server may take to start and list its tools.
+        max_output_chars: Characters of a result the model reads (in `tools`); longer
+            results are cut with a note.
+
+    Raises:
+        ValueError: A spec is malformed or a limit is out of range.
+    """
+
+    def __init__(
+        self,
+        servers: Sequence[Mapping[str, Any]],
+        *,
+        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+        max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    ):
+        require("mcp", "mcp", "tools from MCP servers")
+        if isinstance(servers, (str, Mapping)) or not isinstance(servers, Sequence):
+            raise ValueError(f"servers must be a list of server specs, got {servers!r}")
+        if not servers:
+            raise ValueError("servers must name at least one MCP server")
+        for label, value in (
+            ("call_timeout_s", call_timeout_s),
+            ("connect_timeout_s", connect_timeout_s),
+        ):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{label} must be a positive number of seconds, got {value!r}")
+        if isinstance(max_output_chars, bool) or not isinstance(max_output_chars, int):
+            raise ValueError(f"max_output_chars must be an integer, got {max_output_chars!r}")
+        if max_output_chars < 1:
+            raise ValueError(f"max_output_chars must be positive, got {max_output_chars}")
+        specs = [_Spec.parse(spec, i) for i, spec in enumerate(servers)]
+        self.call_timeout_s = float(call_timeout_s)
+        self.connect_timeout_s = float(connect_timeout_s)
+        self.max_output_chars = max_output_chars
+        self._connections = [_Connection(spec) for spec in specs]
+        self._runner = _LoopThread()
+        self._lock = threading.Lock()
+        self._route: dict[str, _Connection] = {}
+        self._tools: list[MCPTool] = []
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _shutdown, self._runner, self._connections)
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connects every server not connected (or broken) and lists the tools.
+
+        Raises:
+            InfrastructureError: A server could not start or connect in time.
+            ValueError: Two servers offer a tool of the same name.
+        """
+        self._check_open()
+        with self._lock:
+            pending = [c for c in self._connections if c.broken is not None]
+            if not pending:
+                return
+            self._runner.submit(self._open(pending)).result()
+            self._index()
+
+    async def _open(self, connections: list[_Connection]) -> None:
+        results = await asyncio.gather(
+            *(c.open(self.connect_timeout_s, self.call_timeout_s) for c in connections),
+            return_exceptions=True,
+        )
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+
+    def _index(self) -> None:
+        route: dict[str, _Connection] = {}
+        tools = []
+        for connection in self._connections:
+            for listed in connection.tools:
+                if listed.name in route:
+                    raise ValueError(
+                        f"MCP servers {route[listed.name].spec.name!r} and "
+                        f"{connection.spec.name!r} both offer a tool named {listed.name!r}; "
+                        "tool names must be unique across an env's servers"
+                    )
+                route[listed.name] = connection
+                tools.append(self._make_tool(listed, connection.spec.name))
+        self._route, self._tools = route, tools
+
+    def _make_tool(self, listed: Any, server: str) -> MCPTool:
+        name = listed.name
+
+        def run(**arguments: Any) -> str:
+            return self.call(name, arguments)
+
+        return MCPTool(
+            name=name,
+            description=listed.description or "",
+            parameters=dict(listed.input_schema),
+            fn=run,
+            max_output_chars=self.max_output_chars,
+            server=server,
+        )
+
+    def restart(self) -> None:
+        """Stops every server and connects again (fresh server state, e.g. per episode)."""
+        self._check_open()
+        with self._lock:
+            self._runner.submit(self._close_all()).result()
+        self.start()
+
+    async def _close_all(self) -> None:
+        await asyncio.gather(*(c.close() for c in self._connections), return_exceptions=True)
+
+    def close(self) -> None:
+        """Ends every session and stops every stdio server (safe to call twice)."""
+        self._closed = True
+        self._finalizer()
+
+    def __enter__(self) -> MCPServers:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this MCPServers is closed; make a new one")
+
+    # --- tools ------------------------------------------------------------------------------
+
+    @property
+    def tools(self) -> list[MCPTool]:
+        """The servers' tools as `palaestra.tools.Tool`s (sync functions; connects if needed)."""
+        self.start()
+        return list(self._tools)
+
+    @property
+    def async_tools(self) -> list[MCPTool]:
+        """The same tools with async functions, for `palaestra.tools.arun_tool_turn`."""
+        return [dataclasses.replace(t, fn=self._async_caller(t.name)) for t in self.tools]
+
+    def _async_caller(self, name: str) -> Any:
+        async def run(**arguments: Any) -> str:
+            return await self.acall(name, arguments)
+
+        return run
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function schemas of the tools, with the input schemas the servers gave."""
+        return [t.schema() for t in self.tools]
+
+    def _prepare(self, name: str, arguments: Any) -> Coroutine[Any, Any, str]:
+        self.start()
+        if name not in self._route:
+            close = difflib.get_close_matches(name, self._route, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"no MCP server offers a tool named {name!r}{hint} (tools: {sorted(self._route)})"
+            )
+        tool = next(t for t in self._tools if t.name == name)
+        problem = tool.check(arguments) if isinstance(arguments, Mapping) else None
+        if not isinstance(arguments, Mapping):
+            problem = f"arguments of {name} must be an object, got {type(arguments).__name__}"
+        if problem is not None:
+            raise ValueError(problem)
+        return self._call(self._route[name], name, dict(arguments))
+
+    async def _call(self, connection: _Connection, name: str, arguments: dict[str, Any]) -> str:
+        result = await connection.call(name, arguments, self.call_timeout_s)
+        text = result_text(result)
+        if result.is_error:
+            raise MCPToolError(text or f"{name} failed without a message")
+        return text
+
+    def call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """Calls a tool and returns its text (uncapped).
+
+        Raises:
+            ValueError: No server offers ``name``, or ``arguments`` do not match its schema.
+            MCPToolError: The tool reported an error; the message is its text.
+            InfrastructureError: The server crashed, hung past ``call_timeout_s`` or failed.
+        """
+        return self._runner.submit(self._prepare(name, arguments)).result()
+
+    async def acall(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """The async twin of `call`, usable from any event loop."""
+        coroutine = await asyncio.to_thread(self._prepare, name, arguments)
+        return await _awaited(self._runner.submit(coroutine))
+
+
+def _awaited(future: concurrent.futures.Future[_T]) -> Awaitable[_T]:
+    """``future`` as an awaitable of the current loop (cancelling it cancels the call)."""
+    return asyncio.wrap_future(future)
