@@ -52,6 +52,7 @@ Version history:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -73,7 +74,7 @@ from palaestra.envs.sql.scoring import compare_rows
 from palaestra.envs.sql.tools import SQLTools
 from palaestra.errors import InfrastructureError
 from palaestra.parsers import ParsedAction
-from palaestra.tools import Tool, ToolEnv, check_arguments, tool
+from palaestra.tools import Tool, ToolEnv, tool
 from palaestra.verdict import Status, Verdict
 
 CORRECT_REWARD = 1.0
@@ -239,7 +240,6 @@ class SQLEnv(_SQLTask, ToolEnv):
         self._configure(level, backend, dsn, domain, templates, max_rows, timeout_s)
         self.tools_via = tools_via
         self._mcp: Any = None
-        self._submitted = False
 
     # --- tools ------------------------------------------------------------------------
 
@@ -247,26 +247,43 @@ class SQLEnv(_SQLTask, ToolEnv):
         return SQLTools(self._store().reader(), self.max_rows, self.timeout_s)
 
     def _call(self, name: str, **arguments: Any) -> str:
-        if self.tools_via == "mcp":
-            return self._mcp_client().call(name, arguments)
         tools = self._direct()
         try:
             return getattr(tools, name)(**arguments)
         finally:
             tools.reader.close()
 
-    def _mcp_client(self) -> Any:
+    def _mcp_servers(self) -> Any:
         if self._mcp is None:
-            from palaestra.envs.sql.mcp_server import (  # noqa: PLC0415 (needs the mcp SDK)
-                MCPToolClient,
-                stdio_parameters,
-            )
+            from palaestra.envs.sql.mcp_server import server_spec  # noqa: PLC0415
+            from palaestra.mcp import MCPServers  # noqa: PLC0415 (needs the mcp SDK)
 
-            parameters = stdio_parameters(
+            spec = server_spec(
                 self._store().location(), max_rows=self.max_rows, timeout_s=self.timeout_s
             )
-            self._mcp = MCPToolClient(parameters, timeout_s=self.timeout_s + 20.0)
+            self._mcp = MCPServers([spec], call_timeout_s=self.timeout_s + 20.0)
         return self._mcp
+
+    def _mcp_tools(self) -> list[Tool]:
+        """The server's tools, schemas as it lists them, calls sent through the SDK's client.
+
+        The SQL tools answer every mistake of the model with text, so a result the server
+        flags as an error is the server failing: the episode is masked.
+        """
+        from palaestra.mcp import MCPToolError  # noqa: PLC0415
+
+        servers = self._mcp_servers()
+
+        def forward(name: str) -> Any:
+            def run(**arguments: Any) -> str:
+                try:
+                    return servers.call(name, arguments)
+                except MCPToolError as e:
+                    raise InfrastructureError(f"the SQL MCP server failed in {name}: {e}") from e
+
+            return run
+
+        return [dataclasses.replace(t, fn=forward(t.name)) for t in servers.tools]
 
     def list_tables(self) -> str:
         """Lists the database's tables with their row counts."""
@@ -297,7 +314,9 @@ class SQLEnv(_SQLTask, ToolEnv):
         raise RuntimeError("submit is scored by the env, not run as a tool")
 
     def available_tools(self) -> list[Tool]:
-        """list_tables, describe, query and submit."""
+        """list_tables, describe, query and submit (the MCP server's, with ``tools_via="mcp"``)."""
+        if self.tools_via == "mcp":
+            return self._mcp_tools()
         return [
             tool(method, name=name)
             for name, method in (
@@ -313,8 +332,9 @@ class SQLEnv(_SQLTask, ToolEnv):
     def _reset_task(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
         if options:
             raise ValueError(f"SQLEnv.reset takes no options, got {sorted(options)}")
-        self._submitted = False
         self._new_episode(self.np_random)
+        if self.tools_via == "mcp":
+            self._mcp_servers().start()  # reconnects a server that failed last episode
         engine = "SQLite" if self.backend == "sqlite" else "PostgreSQL"
         prompt = (
             f"You have a {engine} database about a {self.database.domain}. "
@@ -331,7 +351,7 @@ class SQLEnv(_SQLTask, ToolEnv):
         if call is None:
             return None
         submit_tool = next(t for t in self.available_tools() if t.name == "submit")
-        problem = check_arguments(submit_tool, call.arguments)
+        problem = submit_tool.check(call.arguments)
         if problem is not None:
             return self.invalid(problem)
         return self._end_episode(self.score(call.arguments["sql"]))

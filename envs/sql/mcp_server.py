@@ -1,4 +1,4 @@
-"""The SQL tools as an MCP server (the `mcp` SDK's `MCPServer`), and a client for the env.
+"""The SQL tools as an MCP server, built with the `mcp` SDK's `MCPServer` (formerly FastMCP).
 
     python -m palaestra.envs.sql.mcp_server --location sqlite:/path/to/db.sqlite
     python -m palaestra.envs.sql.mcp_server --transport streamable-http --port 8765
@@ -7,9 +7,9 @@ The server offers ``list_tables``, ``describe(table)``, ``query(sql)`` and ``sub
 over one database (``--location``, or ``$PALAESTRA_SQL_LOCATION`` so a DSN stays off the
 command line): ``sqlite:PATH`` or ``postgres:SCHEMA:DSN``. Any MCP client may use it; its
 ``submit`` only runs the query and reports the row count, because scoring belongs to the
-env: `SQLEnv` with ``tools_via="mcp"`` sends the exploring tools through this server and
-scores ``submit`` itself on its own fresh read-only copy, so a tool server never decides a
-reward.
+env: `SQLEnv` with ``tools_via="mcp"`` connects to this server through
+`palaestra.mcp.MCPServers` (the SDK's client), sends the exploring tools to it, and scores
+``submit`` itself on its own fresh read-only copy, so a tool server never decides a reward.
 
 The server executes model-controlled SQL; it relies on the readers' guards (see
 `palaestra.envs.sql.backends`), and runs as a local subprocess of the env, not in the
@@ -19,10 +19,8 @@ sandbox: it reads only the episode's database, read-only.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
-import threading
 from typing import Any
 
 from palaestra.envs.sql.backends import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, reader_at
@@ -72,110 +70,16 @@ def build_server(
     return server
 
 
-class MCPToolClient:
-    """A synchronous handle on an MCP server, driven by the SDK's `Client` in a private loop.
-
-    The session lives in one background thread's event loop, so sync and async env code
-    alike can call it; a call that takes longer than ``timeout_s`` or a server that dies is
-    an `InfrastructureError`.
-
-    Args:
-        server: What `mcp.Client` accepts: a URL (streamable HTTP), or a
-            ``StdioServerParameters`` (a subprocess over stdio).
-        timeout_s: Seconds one call may take.
-    """
-
-    def __init__(self, server: Any, *, timeout_s: float = 30.0):
-        try:
-            from mcp import Client  # noqa: PLC0415 (an optional dependency)
-        except ImportError as e:
-            raise _mcp_missing(e) from e
-        self.timeout_s = timeout_s
-        self._client = Client(server, read_timeout_seconds=timeout_s)
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        self._closed = False
-        try:
-            self._run(self._client.__aenter__(), "start the MCP server")
-        except BaseException:
-            self._stop_loop()
-            raise
-
-    def _run(self, coroutine: Any, what: str) -> Any:
-        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
-        try:
-            return future.result(self.timeout_s + 5.0)
-        except TimeoutError as e:
-            future.cancel()
-            raise InfrastructureError(f"could not {what}: no answer in {self.timeout_s:g} s") from e
-        except InfrastructureError:
-            raise
-        except Exception as e:  # the server crashed, hung up or broke the protocol
-            raise InfrastructureError(f"could not {what}: {type(e).__name__}: {e}") from e
-
-    def list_tools(self) -> list[dict[str, Any]]:
-        """The server's tools as OpenAI function schemas (input schemas as the server gives)."""
-        result = self._run(self._client.list_tools(), "list the MCP server's tools")
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description or "",
-                    "parameters": t.input_schema,
-                },
-            }
-            for t in result.tools
-        ]
-
-    def call(self, name: str, arguments: dict[str, Any]) -> str:
-        """Calls a tool and returns its text.
-
-        The SQL tools answer a refused query with text; a result flagged as an error means
-        the server itself failed (the env checks arguments against the schema first), so it
-        raises `InfrastructureError`.
-        """
-        result = self._run(self._client.call_tool(name, arguments), f"call the MCP tool {name}")
-        text = "\n".join(getattr(part, "text", "") for part in result.content)
-        if result.is_error:
-            raise InfrastructureError(f"the MCP tool {name} failed: {text}")
-        return text
-
-    def _stop_loop(self) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        if not self._thread.is_alive():
-            self._loop.close()
-
-    def close(self) -> None:
-        """Ends the session (and the server subprocess, for stdio); safe to call twice."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            future = asyncio.run_coroutine_threadsafe(
-                self._client.__aexit__(None, None, None), self._loop
-            )
-            future.result(15.0)
-        except Exception:  # noqa: BLE001 (closing a dead server must not raise)
-            pass
-        finally:
-            self._stop_loop()
-
-
-def stdio_parameters(location: str, *, max_rows: int, timeout_s: float) -> Any:
-    """The SDK's parameters to start this module as a stdio server for ``location``."""
-    try:
-        from mcp import StdioServerParameters  # noqa: PLC0415 (an optional dependency)
-    except ImportError as e:
-        raise _mcp_missing(e) from e
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "palaestra.envs.sql.mcp_server", "--max-rows", str(max_rows),
-              "--timeout-s", str(timeout_s)],
-        env={LOCATION_VARIABLE: location},
-    )
+def server_spec(location: str, *, max_rows: int, timeout_s: float) -> dict[str, Any]:
+    """A `palaestra.mcp.MCPServers` spec that runs this module over stdio for ``location``."""
+    return {
+        "command": [
+            sys.executable, "-m", "palaestra.envs.sql.mcp_server",
+            "--max-rows", str(max_rows), "--timeout-s", str(timeout_s),
+        ],
+        "env": {LOCATION_VARIABLE: location},
+        "name": "sql",
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -403,7 +403,7 @@ def generate_question(
     """Draws a question for ``db`` from the templates open at ``level``.
 
     Every candidate's gold query runs on an in-memory copy of ``db``; one with more than
-    `MAX_ANSWER_ROWS` rows is redrawn.
+    `MAX_ANSWER_ROWS` rows, or whose answer is the single value 1, is redrawn.
 
     Raises:
         ValueError: ``templates`` names an unknown template, or none fits the schema.
@@ -422,7 +422,8 @@ def generate_question(
                 continue
             sql, phrasings, ordered = built
             rows = connection.execute(sql).fetchall()
-            if len(rows) > MAX_ANSWER_ROWS:
+            # Too long an answer to read, or the single value 1 (``SELECT 1`` would score).
+            if len(rows) > MAX_ANSWER_ROWS or rows == [(1,)]:
                 continue
             return Question(_pick(rng, phrasings) + _CLOSING, sql, ordered, name)
     raise ValueError(f"no template among {names} fits the {db.domain} database")
