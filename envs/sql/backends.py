@@ -19,9 +19,12 @@ Threat model (what the model's SQL can and cannot do):
   extended protocol), rows streamed and the query cancelled at the row cap, and a
   client-side watchdog that cancels a query the server failed to stop. Superuser-only
   functions (``pg_read_file``, ``COPY ... TO PROGRAM``) are refused by the server's
-  privilege checks. Not covered: the reader may read other episodes' schemas on the same
-  database (they hold only generated data), and one huge value (``repeat('x', 10^8)``)
-  is bounded only by the server's 1 GB field limit and the time limit.
+  privilege checks. A statement that changes a setting is rolled back with its
+  transaction. Not covered: the reader may read other episodes' schemas on the same
+  database (they hold only generated data); it may cancel or end other sessions of the
+  reader role (PostgreSQL lets a role signal its own sessions), which those episodes see
+  as masked errors, never as wrong scores; and one huge value (``repeat('x', 10^8)``) is
+  bounded only by the server's 1 GB field limit and the time limit.
 * Neither backend protects a database the user points it at from the user's own DSN role:
   the store's role creates and drops schemas, so give it a database of its own.
 """
@@ -370,8 +373,13 @@ def reader_dsn(dsn: str) -> str:
 
 def _is_infrastructure(error: Exception) -> bool:
     """Whether a psycopg error is the server's or the connection's fault, not the query's."""
+    psycopg = _psycopg()
     state = getattr(error, "sqlstate", None)
-    return state is None or state[:2] in ("08", "53", "57", "58", "XX") and state != "57014"
+    if state is None:
+        # Without a server's code: a lost connection, or the driver's own complaint about
+        # the statement (e.g. one that returns no rows).
+        return not isinstance(error, psycopg.ProgrammingError)
+    return state[:2] in ("08", "53", "57", "58", "XX") and state != "57014"
 
 
 class PostgresReader(Reader):
@@ -427,6 +435,8 @@ class PostgresReader(Reader):
             except psycopg.Error as e:
                 if _is_infrastructure(e):
                     raise InfrastructureError(f"PostgreSQL failed: {e}") from e
+                if getattr(e, "sqlstate", None) is None:
+                    raise QueryError(f"{e} (only a query that returns rows may run)") from e
                 raise QueryError(str(e).strip()) from e
             finally:
                 watchdog.cancel()

@@ -80,7 +80,9 @@ from palaestra.verdict import Status, Verdict
 CORRECT_REWARD = 1.0
 SCORING_MAX_ROWS = 10_000
 """A submission returning more rows than this is wrong (every gold answer is far smaller)."""
-SCORING_TIMEOUT_S = 10.0
+GOLD_TIMEOUT_S = 30.0
+SCORING_TIME_FACTOR = 2.0
+"""A submission may run this many times the per-query time limit (a margin for a busy host)."""
 BACKENDS = ("sqlite", "postgres")
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.S)
@@ -150,7 +152,7 @@ class _SQLTask:
         reader = store.scoring_reader()
         try:
             self.gold = reader.query(
-                self.question.sql, max_rows=SCORING_MAX_ROWS, timeout_s=SCORING_TIMEOUT_S
+                self.question.sql, max_rows=SCORING_MAX_ROWS, timeout_s=GOLD_TIMEOUT_S
             ).rows
         except QueryError as e:
             raise InfrastructureError(f"the gold query failed on {self.backend}: {e}") from e
@@ -171,7 +173,9 @@ class _SQLTask:
         reader = self._store().scoring_reader()
         common = {"reference": self.question.sql, "answer": sql, "verifier": "sql_execution"}
         try:
-            result = reader.query(sql, max_rows=SCORING_MAX_ROWS, timeout_s=SCORING_TIMEOUT_S)
+            result = reader.query(
+                sql, max_rows=SCORING_MAX_ROWS, timeout_s=self.timeout_s * SCORING_TIME_FACTOR
+            )
         except QueryTimeout as e:
             return Verdict(0.0, Status.TIMEOUT, reason=str(e), **common)
         except QueryError as e:
