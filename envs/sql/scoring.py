@@ -70,6 +70,5 @@ def compare_rows(
         got, want = sorted(got, key=_sort_key), sorted(want, key=_sort_key)
     for index, (a, b) in enumerate(zip(got, want, strict=True)):
         if not all(_values_equal(x, y) for x, y in zip(a, b, strict=True)):
-            where = f"row {index + 1}" if ordered else "some rows"
-            return f"{where} differ from the answer"
+            return f"row {index + 1} differs" if ordered else "some rows differ"
     return None

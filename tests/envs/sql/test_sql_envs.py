@@ -28,15 +28,11 @@ def play_oracle(env, seed: int) -> dict:
     raise AssertionError("the oracle did not finish")
 
 
-@pytest.mark.parametrize("env_id", ["SQL-v0", "SQLQuery-v0"])
-def test_check_env_on_both_backends(env_id, backend):
-    report = palaestra.check_env(palaestra.make(env_id, **backend))
-    assert report.ok, str(report)
-
-
+# tests/envs/test_all_envs.py checks every id on its default backend, SQLite.
 @pytest.mark.slow
-def test_check_env_through_mcp_on_both_backends(backend):
-    report = palaestra.check_env(palaestra.make("SQLMCP-v0", **backend))
+@pytest.mark.parametrize("env_id", ["SQL-v0", "SQLMCP-v0", "SQLQuery-v0"])
+def test_check_env_on_postgres(env_id, postgres_dsn):
+    report = palaestra.check_env(palaestra.make(env_id, backend="postgres", dsn=postgres_dsn))
     assert report.ok, str(report)
 
 
