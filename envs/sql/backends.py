@@ -307,6 +307,26 @@ class SQLiteStore:
             raise InfrastructureError(f"cannot create the episode's SQLite database: {e}") from e
         os.replace(staging, self.path)
 
+    def copy_from(self, path: str | Path) -> None:
+        """Uses a copy of an existing SQLite file as the episode's database (and its copy)."""
+        staging = self.directory / "staging.db"
+        try:
+            shutil.copyfile(path, staging)
+            shutil.copyfile(staging, self.directory / "scoring.db")
+        except OSError as e:
+            raise InfrastructureError(f"cannot copy the SQLite database {path}: {e}") from e
+        os.replace(staging, self.path)
+
+    def schema_text(self) -> str:
+        """The ``CREATE TABLE`` statements of the episode's database, as SQLite stores them."""
+        with contextlib.closing(sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True)) as c:
+            return ";\n".join(
+                sql for (sql,) in c.execute(
+                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL "
+                    "ORDER BY rowid"
+                )
+            ) + ";"
+
     def reader(self) -> SQLiteReader:
         """The model's reader."""
         return SQLiteReader(self.path)

@@ -44,6 +44,10 @@ Arguments:
     timeout_s: Seconds a query may run.
     tools_via: ``"direct"`` (in-process) or ``"mcp"`` (the tools of an MCP server started as
         a stdio subprocess with the `mcp` SDK; ``submit`` is scored by the env).
+    examples: Questions about your own SQLite databases instead of generated ones: a list of
+        `loaders.SQLExample` (`loaders.load_examples` reads Spider and BIRD files), of rows,
+        or a JSON/JSON Lines file of rows with ``question``, ``sql``, ``database``; each
+        reset draws one by the seed (``level``, ``domain`` and ``templates`` then do nothing).
     max_tool_calls, max_calls_per_turn, tool_parser: as for `palaestra.tools.ToolEnv`.
 
 Version history:
@@ -55,6 +59,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from palaestra.core import INVALID_ACTION_PENALTY, Env, Message, Observation, Step, user
@@ -68,6 +73,7 @@ from palaestra.envs.sql.backends import (
     create_statements,
     resolve_dsn,
 )
+from palaestra.envs.sql.loaders import SQLExample, from_rows, load_examples
 from palaestra.envs.sql.questions import TEMPLATES, Question, generate_question
 from palaestra.envs.sql.schema import DOMAINS, Database, generate_database
 from palaestra.envs.sql.scoring import compare_rows
@@ -99,6 +105,18 @@ def extract_sql(text: str) -> str | None:
     return sql or None
 
 
+def _examples(examples: Any) -> list[SQLExample]:
+    """``examples=`` as a list of `SQLExample` (from a file path, rows, or examples)."""
+    if examples is None:
+        return []
+    if isinstance(examples, (str, Path)):
+        return load_examples(examples)
+    items = list(examples)
+    if all(isinstance(e, SQLExample) for e in items) and items:
+        return items
+    return from_rows(items)
+
+
 class _SQLTask:
     """What both SQL envs share: arguments, the episode's database, the question, scoring."""
 
@@ -111,6 +129,7 @@ class _SQLTask:
         templates: list[str] | None,
         max_rows: int,
         timeout_s: float,
+        examples: Any,
     ) -> None:
         if not isinstance(level, int) or not 1 <= level <= 10:
             raise ValueError(f"level must be an integer from 1 to 10, got {level!r}")
@@ -132,9 +151,13 @@ class _SQLTask:
         self.level, self.backend, self.domain = level, backend, domain
         self.templates = list(templates) if templates is not None else None
         self.max_rows, self.timeout_s = max_rows, float(timeout_s)
+        self.examples = _examples(examples)
+        if self.examples and backend != "sqlite":
+            raise ValueError("examples= are SQLite databases; use backend='sqlite'")
         self.dsn = resolve_dsn(dsn) if backend == "postgres" else None
         self.store: SQLiteStore | PostgresStore | None = None
         self.database: Database | None = None
+        self.topic = ""
         self.question: Question | None = None
         self.gold: list[tuple[Any, ...]] = []
 
@@ -145,10 +168,17 @@ class _SQLTask:
 
     def _new_episode(self, rng: Any) -> None:
         """Draws the database and question, creates the database, runs the gold query."""
-        self.database = generate_database(rng, self.level, self.domain)
-        self.question = generate_question(rng, self.database, self.level, self.templates)
         store = self._store()
-        store.create(self.database)
+        if self.examples:
+            example = self.examples[int(rng.integers(len(self.examples)))]
+            self.database, self.topic = None, example.name
+            self.question = Question(example.question, example.sql, example.ordered, "dataset")
+            store.copy_from(example.database)
+        else:
+            self.database = generate_database(rng, self.level, self.domain)
+            self.topic = f"a {self.database.domain}"
+            self.question = generate_question(rng, self.database, self.level, self.templates)
+            store.create(self.database)
         reader = store.scoring_reader()
         try:
             self.gold = reader.query(
@@ -163,7 +193,7 @@ class _SQLTask:
         return {
             "level": self.level,
             "backend": self.backend,
-            "domain": self.database.domain,
+            "domain": self.database.domain if self.database else self.topic,
             "template": self.question.template,
             "reference": self.question.sql,
         }
@@ -229,6 +259,7 @@ class SQLEnv(_SQLTask, ToolEnv):
         max_rows: int = DEFAULT_MAX_ROWS,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         tools_via: str = "direct",
+        examples: Any = None,
         max_tool_calls: int = 16,
         max_calls_per_turn: int = 4,
         tool_parser: str = "auto",
@@ -241,7 +272,7 @@ class SQLEnv(_SQLTask, ToolEnv):
             max_calls_per_turn=max_calls_per_turn,
             tool_parser=tool_parser,
         )
-        self._configure(level, backend, dsn, domain, templates, max_rows, timeout_s)
+        self._configure(level, backend, dsn, domain, templates, max_rows, timeout_s, examples)
         self.tools_via = tools_via
         self._mcp: Any = None
 
@@ -341,7 +372,7 @@ class SQLEnv(_SQLTask, ToolEnv):
             self._mcp_servers().start()  # reconnects a server that failed last episode
         engine = "SQLite" if self.backend == "sqlite" else "PostgreSQL"
         prompt = (
-            f"You have a {engine} database about a {self.database.domain}. "
+            f"You have a {engine} database about {self.topic}. "
             f"Question: {self.question.text}{_order_note(self.question)}\n\n"
             "Explore it with the tools list_tables(), describe(table) and query(sql) "
             f"(read-only; at most {self.max_rows} rows are shown), then call submit(sql) once "
@@ -414,17 +445,23 @@ class SQLQueryEnv(_SQLTask, Env):
         domain: str | None = None,
         templates: list[str] | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        examples: Any = None,
     ):
-        self._configure(level, backend, dsn, domain, templates, DEFAULT_MAX_ROWS, timeout_s)
+        self._configure(
+            level, backend, dsn, domain, templates, DEFAULT_MAX_ROWS, timeout_s, examples
+        )
 
     def _reset(self, options: dict[str, Any]) -> tuple[Observation, dict[str, Any]]:
         if options:
             raise ValueError(f"SQLQueryEnv.reset takes no options, got {sorted(options)}")
         self._new_episode(self.np_random)
         engine = "SQLite" if self.backend == "sqlite" else "PostgreSQL"
-        schema = ";\n".join(create_statements(self.database, self.backend)) + ";"
+        if self.database is None:
+            schema = self.store.schema_text()
+        else:
+            schema = ";\n".join(create_statements(self.database, self.backend)) + ";"
         prompt = (
-            f"A {engine} database about a {self.database.domain} has these tables:\n\n"
+            f"A {engine} database about {self.topic} has these tables:\n\n"
             f"{schema}\n\nQuestion: {self.question.text}{_order_note(self.question)}\n"
             "Write the query inside <answer></answer> tags."
         )
