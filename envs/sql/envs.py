@@ -437,6 +437,8 @@ class SQLEnv(_SQLTask, ToolEnv):
 class SQLQueryEnv(_SQLTask, Env):
     """Single-turn text-to-SQL: schema and question in, one query out; see the module docstring."""
 
+    reply_tag = "answer"
+
     def __init__(
         self,
         level: int = 3,
