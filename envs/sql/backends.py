@@ -427,7 +427,11 @@ class PostgresReader(Reader):
             watchdog = threading.Timer(timeout_s + 2.0, connection.cancel_safe)
             watchdog.start()
             try:
-                with connection.transaction(), connection.cursor() as cursor:
+                # Always rolled back: nothing a query sets outlives it on this connection.
+                with (
+                    connection.transaction(force_rollback=True),
+                    connection.cursor() as cursor,
+                ):
                     cursor.execute(
                         "SELECT set_config('statement_timeout', %s, true), "
                         "set_config('search_path', %s, true)",
@@ -438,16 +442,13 @@ class PostgresReader(Reader):
                     for row in stream:
                         if len(rows) == max_rows:
                             truncated = True
-                            connection.cancel_safe()  # stop the server producing the rest
-                            with contextlib.suppress(psycopg.Error):
-                                stream.close()
                             break
                         rows.append(row)
                     columns = [d.name for d in cursor.description or ()]
                     if truncated:
-                        raise _Cut
-            except _Cut:
-                return QueryResult(columns, rows, truncated=True)
+                        connection.cancel_safe()  # stop the server producing the rest
+                        with contextlib.suppress(psycopg.Error):
+                            stream.close()
             except psycopg.errors.QueryCanceled as e:
                 raise QueryTimeout(
                     f"the query ran longer than {timeout_s:g} s and was cancelled"
@@ -460,7 +461,7 @@ class PostgresReader(Reader):
                 raise QueryError(str(e).strip()) from e
             finally:
                 watchdog.cancel()
-        return QueryResult(columns, rows)
+        return QueryResult(columns, rows, truncated)
 
     def query(
         self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S
@@ -506,10 +507,6 @@ class PostgresReader(Reader):
         if self._connection is not None:
             self._connection.close()
             self._connection = None
-
-
-class _Cut(Exception):
-    """Leaves the transaction block after cancelling a query at the row cap."""
 
 
 class PostgresStore:

@@ -56,6 +56,7 @@ Version history:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import re
@@ -275,18 +276,15 @@ class SQLEnv(_SQLTask, ToolEnv):
         self._configure(level, backend, dsn, domain, templates, max_rows, timeout_s, examples)
         self.tools_via = tools_via
         self._mcp: Any = None
+        self._tools: SQLTools | None = None
 
     # --- tools ------------------------------------------------------------------------
 
-    def _direct(self) -> SQLTools:
-        return SQLTools(self._store().reader(), self.max_rows, self.timeout_s)
-
     def _call(self, name: str, **arguments: Any) -> str:
-        tools = self._direct()
-        try:
-            return getattr(tools, name)(**arguments)
-        finally:
-            tools.reader.close()
+        # One reader per env: PostgreSQL keeps its connection between calls and episodes.
+        if self._tools is None:
+            self._tools = SQLTools(self._store().reader(), self.max_rows, self.timeout_s)
+        return getattr(self._tools, name)(**arguments)
 
     def _mcp_servers(self) -> Any:
         if self._mcp is None:
@@ -402,8 +400,6 @@ class SQLEnv(_SQLTask, ToolEnv):
     async def _astep(self, action: Message) -> Step:
         route, parsed = self._route(action)
         if route == "tools" and any(c.name == "submit" for c in parsed.tool_calls):
-            import asyncio  # noqa: PLC0415
-
             return await asyncio.to_thread(self._submission, parsed)
         return await super()._astep(action)
 
@@ -430,6 +426,9 @@ class SQLEnv(_SQLTask, ToolEnv):
         if self._mcp is not None:
             self._mcp.close()
             self._mcp = None
+        if self._tools is not None:
+            self._tools.reader.close()
+            self._tools = None
         self._close_store()
         super().close()
 

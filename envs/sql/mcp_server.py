@@ -16,12 +16,13 @@ The server executes model-controlled SQL; it relies on the readers' guards (see
 sandbox: it reads only the episode's database, read-only.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the SDK reads the tools' annotations at runtime, and
+# string annotations naming local aliases could not be resolved.
 
 import argparse
 import os
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 from palaestra.envs.sql.backends import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, reader_at
 from palaestra.envs.sql.tools import TOOL_DESCRIPTIONS, SQLTools
@@ -42,6 +43,7 @@ def build_server(
     """An `MCPServer` offering the SQL tools over the database at ``location``."""
     try:
         from mcp.server.mcpserver import MCPServer  # noqa: PLC0415 (an optional dependency)
+        from pydantic import Field  # noqa: PLC0415 (the SDK's dependency)
     except ImportError as e:
         raise _mcp_missing(e) from e
 
@@ -52,16 +54,19 @@ def build_server(
     def list_tables() -> str:
         return tools.list_tables()
 
+    table_argument = Annotated[str, Field(description="The table's name.")]
+    sql_argument = Annotated[str, Field(description="One SELECT statement.")]
+
     @server.tool(description=TOOL_DESCRIPTIONS["describe"])
-    def describe(table: str) -> str:
+    def describe(table: table_argument) -> str:
         return tools.describe(table)
 
     @server.tool(description=TOOL_DESCRIPTIONS["query"])
-    def query(sql: str) -> str:
+    def query(sql: sql_argument) -> str:
         return tools.query(sql)
 
     @server.tool(description=TOOL_DESCRIPTIONS["submit"])
-    def submit(sql: str) -> str:
+    def submit(sql: sql_argument) -> str:
         shown = tools.query(sql)
         if shown.startswith("Error:"):
             return shown

@@ -136,3 +136,13 @@ def test_the_postgres_reader_role_cannot_write_outside_a_read_only_transaction(p
             connection.execute(f'CREATE TABLE "{store.name}".intruder (x int)')
     assert_untouched(env)
     env.close()
+
+
+def test_a_setting_a_query_changes_does_not_outlive_it(postgres_dsn):
+    env = palaestra.make("SQL-v0", backend="postgres", dsn=postgres_dsn)
+    env.reset(seed=0)
+    obs, *_ = env.step(call("query", "SELECT set_config('application_name', 'intruder', false)"))
+    assert "intruder" in obs[0]["content"]
+    obs, *_ = env.step(call("query", "SELECT current_setting('application_name')"))
+    assert "intruder" not in obs[0]["content"]
+    env.close()
