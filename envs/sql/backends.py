@@ -332,7 +332,7 @@ class SQLiteStore:
         return SQLiteReader(self.path)
 
     def scoring_reader(self) -> SQLiteReader:
-        """A reader of the untouched copy, for scoring."""
+        """A reader of the untouched copy, for scoring (the store closes it)."""
         return SQLiteReader(self.directory / "scoring.db")
 
     def location(self) -> str:
@@ -527,6 +527,7 @@ class PostgresStore:
         self.name = f"palaestra_sql_{uuid.uuid4().hex[:16]}"
         self.schema: str | None = None
         self._admin: Any = None
+        self._scoring: PostgresReader | None = None
 
     def _connection(self) -> Any:
         psycopg = _psycopg()
@@ -585,8 +586,10 @@ class PostgresStore:
         return PostgresReader(reader_dsn(self.dsn), self.name)
 
     def scoring_reader(self) -> PostgresReader:
-        """A fresh reader (new connection, read-only transaction) for scoring."""
-        return self.reader()
+        """The scoring reader: a connection of its own (the model's never serves scoring)."""
+        if self._scoring is None:
+            self._scoring = self.reader()
+        return self._scoring
 
     def location(self) -> str:
         """Where an MCP server finds the episode's database (the schema, the reader's DSN)."""
@@ -606,10 +609,15 @@ class PostgresStore:
             self.schema = None
 
     def close(self) -> None:
-        """Drops the schema and closes the connection."""
+        """Drops the schema and closes the connections (a server gone leaves the schema)."""
         try:
             self.drop()
+        except InfrastructureError:
+            pass  # nothing more can be done from here; the next `palaestra db` run is clean
         finally:
+            if self._scoring is not None:
+                self._scoring.close()
+                self._scoring = None
             if self._admin is not None:
                 self._admin.close()
                 self._admin = None

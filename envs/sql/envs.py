@@ -180,15 +180,12 @@ class _SQLTask:
             self.topic = f"a {self.database.domain}"
             self.question = generate_question(rng, self.database, self.level, self.templates)
             store.create(self.database)
-        reader = store.scoring_reader()
         try:
-            self.gold = reader.query(
+            self.gold = store.scoring_reader().query(
                 self.question.sql, max_rows=SCORING_MAX_ROWS, timeout_s=GOLD_TIMEOUT_S
             ).rows
         except QueryError as e:
             raise InfrastructureError(f"the gold query failed on {self.backend}: {e}") from e
-        finally:
-            reader.close()
 
     def _task_info(self) -> dict[str, Any]:
         return {
@@ -200,11 +197,14 @@ class _SQLTask:
         }
 
     def score(self, sql: str) -> Verdict:
-        """Runs ``sql`` on a fresh read-only copy and compares its rows with the gold rows."""
-        reader = self._store().scoring_reader()
+        """Runs ``sql`` on the untouched database and compares its rows with the gold rows.
+
+        SQLite scores on a copy of the file the model never opened; PostgreSQL on a
+        connection of its own, in a read-only transaction that is rolled back.
+        """
         common = {"reference": self.question.sql, "answer": sql, "verifier": "sql_execution"}
         try:
-            result = reader.query(
+            result = self._store().scoring_reader().query(
                 sql, max_rows=SCORING_MAX_ROWS, timeout_s=self.timeout_s * SCORING_TIME_FACTOR
             )
         except QueryTimeout as e:
@@ -213,8 +213,6 @@ class _SQLTask:
             return Verdict(0.0, Status.INCORRECT, reason=f"the query failed: {e}", **common)
         except InfrastructureError as e:
             return Verdict.error(str(e), verifier="sql_execution")
-        finally:
-            reader.close()
         if result.truncated:
             return Verdict(
                 0.0, Status.INCORRECT,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -50,10 +51,20 @@ def test_start_status_stop_and_an_env_on_the_local_server(palaestra_script, clus
             if terminated:
                 break
         assert info["success"]
+
+        env.reset(seed=3)
+        local_server.stop(cluster_dir)  # the server goes away mid-episode
+        *_, terminated, truncated, info = env.step(
+            f"<tool_call>{json.dumps({'name': 'submit', 'arguments': {'sql': 'SELECT 1'}})}"
+            "</tool_call>"
+        )
+        assert truncated and not terminated and info["mask"] and info["status"] == "error"
+        assert info["reward_parts"] == {}
         env.close()
     finally:
         del os.environ[local_server.DIR_VARIABLE]
 
+    assert db("start").returncode == 0
     assert db("stop").stdout.strip() == "stopped"
     assert db("stop").stdout.strip() == "not running"
     assert local_server.running_dsn(cluster_dir) is None
