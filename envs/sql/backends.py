@@ -563,6 +563,8 @@ class PostgresStore:
         connection = self._connection()
         try:
             with connection.transaction():
+                # An episode's tables are disposable: no need to wait for the WAL flush.
+                connection.execute("SET LOCAL synchronous_commit = off")
                 connection.execute(f'CREATE SCHEMA "{schema}"')
                 connection.execute(f"SET LOCAL search_path TO \"{schema}\"")
                 for statement in create_statements(database, "postgres"):
@@ -602,7 +604,9 @@ class PostgresStore:
             return
         psycopg = _psycopg()
         try:
-            self._admin.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+            with self._admin.transaction():
+                self._admin.execute("SET LOCAL synchronous_commit = off")
+                self._admin.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
         except psycopg.Error as e:
             raise InfrastructureError(f"cannot drop schema {self.schema}: {e}") from e
         finally:
