@@ -181,11 +181,17 @@ class _SQLTask:
             self.question = generate_question(rng, self.database, self.level, self.templates)
             store.create(self.database)
         try:
-            self.gold = store.scoring_reader().query(
+            gold = store.scoring_reader().query(
                 self.question.sql, max_rows=SCORING_MAX_ROWS, timeout_s=GOLD_TIMEOUT_S
-            ).rows
+            )
         except QueryError as e:
             raise InfrastructureError(f"the gold query failed on {self.backend}: {e}") from e
+        if gold.truncated:
+            raise InfrastructureError(
+                f"the gold query returns more than {SCORING_MAX_ROWS} rows, too many to score: "
+                f"{self.question.sql}"
+            )
+        self.gold = gold.rows
 
     def _task_info(self) -> dict[str, Any]:
         return {
