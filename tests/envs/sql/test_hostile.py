@@ -35,6 +35,7 @@ HOSTILE = {
     "read_write_session": ("SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", REFUSED),
     "copy_to_program": (f"COPY (SELECT 1) TO PROGRAM 'touch {MARKER}'", REFUSED),
     "pg_read_file": ("SELECT pg_read_file('/etc/passwd')", REFUSED),
+    "huge_value": ("SELECT zeroblob(500000000)", REFUSED),
     "endless_recursive_cte": (_COUNT_FOREVER, TIMED_OUT),
     "cartesian_join": (
         "SELECT COUNT(*) FROM "
