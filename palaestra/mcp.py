@@ -10,13 +10,25 @@
     servers.call("calculator", {"expression": "6 * 7"})          # -> "42"
     await servers.acall("calculator", {"expression": "6 * 7"})   # the same, from async code
     servers.tools                                    # `palaestra.tools.Tool`s for ToolEnv
+    servers.restart()                                # fresh servers (e.g. per episode)
     servers.close()                                  # stops the stdio servers
 
-A server spec is a dict with either ``command`` (a list: the program and its arguments,
-started as a subprocess that speaks MCP over its stdin/stdout; optional ``env``, extra
-environment variables, and ``cwd``) or ``url`` (a streamable-HTTP endpoint already
-running). Any spec may carry a ``name`` used in messages. Everything goes through the
-`mcp` SDK's own client (``pip install "palaestra[mcp]"``).
+A server spec is a dict with exactly one of
+
+* ``command``: the program and its arguments (a list), started as a subprocess that
+  speaks MCP over its stdin and stdout. Optional: ``env`` (extra environment variables;
+  the SDK passes only PATH, HOME and a few others from ours), ``cwd``, and ``docker``
+  (``{"image": tag, "mounts": {host_path: container_path}, "memory_mb": 1024, "cpus": 1,
+  "pids": 256}``): run the command in a fresh container of that local image, with no
+  network, a read-only root, an unprivileged user, no capabilities and those limits
+  (`docker_command`); ``env`` and ``cwd`` then apply inside the container, and the
+  container is removed on close. Use it for servers that run model-controlled input.
+* ``url``: a streamable-HTTP endpoint that is already running (not started or stopped
+  here).
+
+Any spec may carry a ``name`` used in messages. Everything goes through the `mcp` SDK's
+own client (``pip install "palaestra[mcp]"``). Public API: `MCPServers`, `MCPTool`,
+`MCPToolError`, `schema_error`, `schema_validator`, `result_text`, `docker_command`.
 
 What the model can get wrong, and what the servers can:
 
@@ -32,9 +44,11 @@ What the model can get wrong, and what the servers can:
 
 The SDK is asyncio-based; an `MCPServers` runs its own event loop on a background thread,
 so the same object serves sync code (`call`) and async code on any loop (`acall`). Its
-connections live in tasks of that loop, and `close` (or the interpreter's exit) ends them:
-a stdio server gets its stdin closed, then its whole process group is killed after a
-grace period (the SDK's shutdown), so no server process outlives its `MCPServers`.
+connections live in tasks of that loop, and `close` (or the interpreter's exit) ends them
+and then the loop: a stdio server gets its stdin closed, then its process group is killed
+after a grace period (the SDK's shutdown), so no server process outlives its
+`MCPServers`. (A server that exits on its own within the grace period is trusted to have
+ended its own children.)
 """
 
 from __future__ import annotations
@@ -45,10 +59,12 @@ import contextlib
 import dataclasses
 import difflib
 import json
+import os
 import tempfile
 import threading
+import uuid
 import weakref
-from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 from palaestra.errors import InfrastructureError, require
@@ -59,8 +75,13 @@ DEFAULT_CONNECT_TIMEOUT_S = 60.0
 _CLOSE_TIMEOUT_S = 15.0
 """Seconds `close` waits for a connection to end (the SDK kills a stdio server within ~6 s)."""
 _STDERR_TAIL_CHARS = 2_000
+_DOCKER_CLIENT_ENV = ("DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH")
+"""What the docker client inherits besides the SDK's defaults (PATH, HOME, ...)."""
 _MAX_TOOL_PAGES = 100
-_SPEC_KEYS = {"command": {"command", "env", "cwd", "name"}, "url": {"url", "name"}}
+_SPEC_KEYS = {"command": {"command", "env", "cwd", "docker", "name"}, "url": {"url", "name"}}
+_DOCKER_DEFAULTS = {"mounts": {}, "memory_mb": 1024, "cpus": 1.0, "pids": 256}
+SANDBOX_USER = "10001:10001"
+"""The unprivileged user a Docker-sandboxed server runs as (the sandbox image's)."""
 
 _T = TypeVar("_T")
 
@@ -75,24 +96,47 @@ class MCPTool(Tool):
 
     Attributes:
         server: The name of the server that serves it.
+        validator: The `jsonschema` validator of ``parameters`` (compiled once).
     """
 
     server: str = ""
+    validator: Any = dataclasses.field(default=None, compare=False, repr=False)
 
     def check(self, arguments: Mapping[str, Any]) -> str | None:
         """The schema error of ``arguments`` as the model should read it, or None."""
-        return schema_error(self.name, self.parameters, arguments)
+        return schema_error(self.name, self.parameters, arguments, self.validator)
 
 
-def schema_error(name: str, schema: Mapping[str, Any], arguments: Any) -> str | None:
+def schema_validator(schema: Mapping[str, Any]) -> Any:
+    """A `jsonschema` validator of ``schema`` (its draft read from ``$schema``).
+
+    Raises:
+        jsonschema.SchemaError: ``schema`` is not a valid JSON schema.
+    """
+    jsonschema = require("jsonschema", "mcp", "checking MCP tool arguments")
+    kind = jsonschema.validators.validator_for(schema)
+    kind.check_schema(schema)
+    return kind(schema)
+
+
+def schema_error(
+    name: str, schema: Mapping[str, Any], arguments: Any, validator: Any = None
+) -> str | None:
     """Validates ``arguments`` against a tool's input schema with `jsonschema`.
+
+    Args:
+        name: The tool's name, for the message.
+        schema: Its input schema.
+        arguments: The arguments the model gave.
+        validator: ``schema_validator(schema)``, if already made.
 
     Returns:
         None when they match; else what is wrong, where, and the schema, e.g.
         ``arguments of add do not match its input schema: 'b' is a required property``.
     """
-    jsonschema = require("jsonschema", "mcp", "checking MCP tool arguments")
-    validator = jsonschema.validators.validator_for(schema)(schema)
+    import jsonschema
+
+    validator = validator or schema_validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is None:
         return None
@@ -145,6 +189,7 @@ class _Spec:
     env: dict[str, str] | None = None
     cwd: str | None = None
     url: str | None = None
+    docker: dict[str, Any] | None = None
 
     @classmethod
     def parse(cls, spec: Any, index: int) -> _Spec:
@@ -193,12 +238,80 @@ class _Spec:
         cwd = spec.get("cwd")
         if cwd is not None and not isinstance(cwd, str):
             raise ValueError(f"server {index}: cwd must be a string, got {cwd!r}")
+        docker = _docker_options(spec["docker"], index) if "docker" in spec else None
         return cls(
             name=name or " ".join(command),
             command=tuple(command),
             env=dict(env) if env is not None else None,
             cwd=cwd,
+            docker=docker,
         )
+
+
+def _docker_options(options: Any, index: int) -> dict[str, Any]:
+    """Checks a spec's ``docker`` options and fills in the defaults."""
+    if not isinstance(options, Mapping) or not isinstance(options.get("image"), str):
+        raise ValueError(
+            f"server {index}: docker must be a dict with an 'image' (a local image tag), "
+            f"e.g. {{'image': 'my-mcp-server:1'}}, got {options!r}"
+        )
+    unknown = sorted(set(options) - {"image", *_DOCKER_DEFAULTS})
+    if unknown:
+        raise ValueError(
+            f"server {index}: docker has unknown keys {unknown}; "
+            f"it takes {sorted({'image', *_DOCKER_DEFAULTS})}"
+        )
+    merged = {**_DOCKER_DEFAULTS, **options}
+    mounts = merged["mounts"]
+    if not isinstance(mounts, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.startswith("/") for k, v in mounts.items()
+    ):
+        raise ValueError(
+            f"server {index}: docker mounts must map host paths to absolute paths in the "
+            f"container, got {mounts!r}"
+        )
+    for key in ("memory_mb", "pids"):
+        value = merged[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"server {index}: docker {key} must be a positive integer")
+    cpus = merged["cpus"]
+    if isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or not cpus > 0:
+        raise ValueError(f"server {index}: docker cpus must be a positive number, got {cpus!r}")
+    return merged
+
+
+def docker_command(spec: _Spec, container: str) -> list[str]:
+    """The ``docker run`` command line that runs ``spec``'s server in a locked-down container.
+
+    No network, a read-only root with a small private ``/tmp``, an unprivileged user, no
+    capabilities, no privilege gain, and caps on memory (swap included), CPUs and
+    processes; the mounts are read-only; the image must be local (nothing is pulled). The
+    server's stdin and stdout are the container's.
+    """
+    options = spec.docker or {}
+    memory = f"{options['memory_mb']}m"
+    argv = [
+        "docker",
+        "run",
+        "--interactive",
+        "--rm",
+        "--init",
+        "--pull",
+        "never",
+        "--name",
+        container,
+    ]
+    argv += ["--network", "none", "--read-only", "--tmpfs", "/tmp:size=64m"]
+    argv += ["--user", SANDBOX_USER, "--cap-drop", "ALL"]
+    argv += ["--security-opt", "no-new-privileges", "--memory", memory, "--memory-swap", memory]
+    argv += ["--cpus", f"{options['cpus']:g}", "--pids-limit", str(options["pids"])]
+    for host, inside in options["mounts"].items():
+        argv += ["--volume", f"{host}:{inside}:ro"]
+    for key, value in (spec.env or {}).items():
+        argv += ["--env", f"{key}={value}"]
+    if spec.cwd is not None:
+        argv += ["--workdir", spec.cwd]
+    return [*argv, options["image"], *spec.command]
 
 
 class _Connection:
@@ -212,6 +325,7 @@ class _Connection:
         self._stop: asyncio.Event | None = None
         self._holder: asyncio.Task | None = None
         self._stderr: Any = None
+        self._container: str | None = None
 
     def stderr_tail(self) -> str:
         """The end of a stdio server's standard error, for messages."""
@@ -234,10 +348,16 @@ class _Connection:
         # The server's stderr goes to a file, so a crash can be explained without the
         # server's logs interleaving with the caller's output.
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-        program, *arguments = self.spec.command
-        parameters = StdioServerParameters(
-            command=program, args=arguments, env=self.spec.env, cwd=self.spec.cwd
-        )
+        if self.spec.docker is not None:
+            # A fresh name per start, so that `close` can remove this very container.
+            self._container = f"palaestra-mcp-{uuid.uuid4().hex[:16]}"
+            program, *arguments = docker_command(self.spec, self._container)
+            env = {k: os.environ[k] for k in _DOCKER_CLIENT_ENV if k in os.environ}
+            cwd = None
+        else:
+            program, *arguments = self.spec.command
+            env, cwd = self.spec.env, self.spec.cwd
+        parameters = StdioServerParameters(command=program, args=arguments, env=env, cwd=cwd)
         return stdio_client(parameters, errlog=self._stderr)
 
     async def open(self, connect_timeout_s: float, call_timeout_s: float) -> None:
@@ -292,7 +412,7 @@ class _Connection:
         if self.broken is not None or self.client is None:
             raise InfrastructureError(
                 f"MCP server {self.spec.name!r} is unavailable ({self.broken}); "
-                "it is connected again at the next reset"
+                "`start()` connects it again (envs do at every reset)"
             )
         try:
             # The SDK's read timeout ends the request; the outer bound also covers a
@@ -327,11 +447,33 @@ class _Connection:
                 await asyncio.wait({holder}, timeout=_CLOSE_TIMEOUT_S)
             if holder.done() and not holder.cancelled():
                 holder.exception()  # retrieved: a crashed server's exit is not news
+        if self._container is not None:
+            # Killing the docker client does not stop its container; removing it does.
+            await _remove_container(self._container)
+            self._container = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
         self.client = None
         self.broken = "closed"
+
+
+async def _remove_container(name: str) -> None:
+    """``docker rm --force name``, quietly (the container may be gone already)."""
+    with contextlib.suppress(OSError):
+        process = await asyncio.create_subprocess_exec(
+            "docker",
+            "rm",
+            "--force",
+            name,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            await asyncio.wait_for(process.wait(), _CLOSE_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            process.kill()
+            await process.wait()
 
 
 async def _list_tools(client: Any) -> list[Any]:
@@ -375,7 +517,8 @@ def _shutdown(runner: _LoopThread, connections: list[_Connection]) -> None:
     async def close_all() -> None:
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
 
-    with contextlib.suppress(Exception):
+    # Each close is bounded already; this outer bound keeps `close` from ever hanging.
+    with contextlib.suppress(concurrent.futures.TimeoutError):
         runner.submit(close_all()).result(timeout=2 * _CLOSE_TIMEOUT_S + 5)
     runner.stop()
 
@@ -383,8 +526,9 @@ def _shutdown(runner: _LoopThread, connections: list[_Connection]) -> None:
 class MCPServers:
     """Connections to MCP servers, offering their tools to sync and async code.
 
-    Servers connect on first use (`start`, `tools`, `schemas`, `call`). Tool names must be
-    unique across the servers.
+    Servers connect on first use (`start`, `tools`, `schemas`, `call`). A server that crashes
+    or hangs is marked broken and its calls fail until `start` connects it again. Tool names
+    must be unique across the servers.
 
     Args:
         servers: Server specs: ``{"command": [program, *args], "env": {...}, "cwd": ...}``
@@ -431,6 +575,7 @@ class MCPServers:
         self._lock = threading.Lock()
         self._route: dict[str, _Connection] = {}
         self._tools: list[MCPTool] = []
+        self._started = False
         self._closed = False
         self._finalizer = weakref.finalize(self, _shutdown, self._runner, self._connections)
 
@@ -450,6 +595,13 @@ class MCPServers:
                 return
             self._runner.submit(self._open(pending)).result()
             self._index()
+            self._started = True
+
+    def _ensure_started(self) -> None:
+        # First use connects; a server that broke later stays broken until `start`, so that
+        # no episode goes on with a server whose state was lost.
+        if not self._started:
+            self.start()
 
     async def _open(self, connections: list[_Connection]) -> None:
         results = await asyncio.gather(
@@ -476,7 +628,16 @@ class MCPServers:
         self._route, self._tools = route, tools
 
     def _make_tool(self, listed: Any, server: str) -> MCPTool:
-        name = listed.name
+        import jsonschema
+
+        name, schema = listed.name, dict(listed.input_schema)
+        try:
+            validator = schema_validator(schema)
+        except jsonschema.SchemaError as e:
+            raise InfrastructureError(
+                f"MCP server {server!r} lists tool {name!r} with an invalid input schema: "
+                f"{e.message}"
+            ) from e
 
         def run(**arguments: Any) -> str:
             return self.call(name, arguments)
@@ -484,10 +645,11 @@ class MCPServers:
         return MCPTool(
             name=name,
             description=listed.description or "",
-            parameters=dict(listed.input_schema),
+            parameters=schema,
             fn=run,
             max_output_chars=self.max_output_chars,
             server=server,
+            validator=validator,
         )
 
     def restart(self) -> None:
@@ -520,7 +682,7 @@ class MCPServers:
     @property
     def tools(self) -> list[MCPTool]:
         """The servers' tools as `palaestra.tools.Tool`s (sync functions; connects if needed)."""
-        self.start()
+        self._ensure_started()
         return list(self._tools)
 
     @property
@@ -540,7 +702,8 @@ class MCPServers:
         return [t.schema() for t in self.tools]
 
     def _prepare(self, name: str, arguments: Any) -> Coroutine[Any, Any, str]:
-        self.start()
+        self._check_open()
+        self._ensure_started()
         if name not in self._route:
             close = difflib.get_close_matches(name, self._route, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -574,10 +737,9 @@ class MCPServers:
 
     async def acall(self, name: str, arguments: Mapping[str, Any]) -> str:
         """The async twin of `call`, usable from any event loop."""
-        coroutine = await asyncio.to_thread(self._prepare, name, arguments)
-        return await _awaited(self._runner.submit(coroutine))
-
-
-def _awaited(future: concurrent.futures.Future[_T]) -> Awaitable[_T]:
-    """``future`` as an awaitable of the current loop (cancelling it cancels the call)."""
-    return asyncio.wrap_future(future)
+        if self._started:
+            coroutine = self._prepare(name, arguments)
+        else:  # the first use connects, which blocks
+            coroutine = await asyncio.to_thread(self._prepare, name, arguments)
+        # Awaited on the caller's loop; cancelling the caller cancels the call.
+        return await asyncio.wrap_future(self._runner.submit(coroutine))

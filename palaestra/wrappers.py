@@ -25,6 +25,7 @@ from palaestra.core import (
     user,
 )
 from palaestra.core import InvalidAction as _InvalidAction
+from palaestra.errors import InfrastructureError
 from palaestra.parsers import get_parser
 from palaestra.tools import Tool, ToolBudget, arun_tool_turn, run_tool_turn
 
@@ -169,6 +170,8 @@ class ToolExecution(Wrapper):
 
     A turn with tool calls never reaches the wrapped env; a turn without them (the final
     answer) does. The wrapper's tools are listed in ``env.tools`` next to the env's own.
+    A tool that raises `InfrastructureError` (a server that crashed) truncates the episode
+    with ``info["status"] = "error"`` and ``info["mask"] = True``; reset before going on.
 
     Args:
         env: The env.
@@ -218,7 +221,7 @@ class ToolExecution(Wrapper):
         return parsed if parsed.tool_calls else None
 
     def _as_tuple(self, step) -> StepTuple:
-        info = dict(step.info, reward_parts=dict(step.reward_parts), status="ok", mask=False)
+        info = {"status": "ok", "mask": False, **step.info, "reward_parts": dict(step.reward_parts)}
         reward = float(sum(step.reward_parts.values()))
         return step.observation, reward, bool(step.terminated), bool(step.truncated), info
 
@@ -227,16 +230,22 @@ class ToolExecution(Wrapper):
         parsed = self._calls(action)
         if parsed is None:
             return self.env.step(action)
-        return self._as_tuple(run_tool_turn(self.tool_table, parsed, self.budget, self._penalty))
+        try:
+            step = run_tool_turn(self.tool_table, parsed, self.budget, self._penalty)
+        except InfrastructureError as error:
+            step = self.env.unwrapped.infrastructure_error(str(error))
+        return self._as_tuple(step)
 
     async def astep(self, action: Action) -> StepTuple:
         """The async twin of `step`."""
         parsed = self._calls(action)
         if parsed is None:
             return await self.env.astep(action)
-        return self._as_tuple(
-            await arun_tool_turn(self.tool_table, parsed, self.budget, self._penalty)
-        )
+        try:
+            step = await arun_tool_turn(self.tool_table, parsed, self.budget, self._penalty)
+        except InfrastructureError as error:
+            step = self.env.unwrapped.infrastructure_error(str(error))
+        return self._as_tuple(step)
 
 
 class EpisodeStatistics(Wrapper):

@@ -161,6 +161,34 @@ def test_tool_execution_wrapper_gives_any_env_tools():
     assert terminated and reward == 1.0 and info["success"]
 
 
+def test_tool_execution_masks_a_tool_whose_infrastructure_failed():
+    import asyncio
+
+    call = '<tool_call>{"name": "broken_service", "arguments": {}}</tool_call>'
+    env = ToolExecution(palaestra.make("Arithmetic-v0"), tools=[broken_service])
+    env.reset(seed=1)
+    observation, reward, terminated, truncated, info = env.step(call)
+    assert truncated and not terminated and reward == 0.0
+    assert info["status"] == "error" and info["mask"] is True
+    assert "search server unreachable" in info["error"]
+    env.reset(seed=1)
+    *_, truncated, info = asyncio.run(env.astep(call))
+    assert truncated and info["status"] == "error" and info["mask"] is True
+
+
+def test_a_tool_may_check_its_own_arguments():
+    import dataclasses
+
+    class Strict(type(lookup)):
+        def check(self, arguments):
+            return None if arguments.get("term") == "ok" else "term must be 'ok'"
+
+    strict = Strict(**{f.name: getattr(lookup, f.name) for f in dataclasses.fields(lookup)})
+    refused = call_tool({"lookup": strict}, ToolCall("lookup", {"term": "other"}))
+    assert not refused.ok and refused.content == "Error: term must be 'ok'"
+    assert call_tool({"lookup": strict}, ToolCall("lookup", {"term": "ok"})).content == "ok:3:exact"
+
+
 def test_calculator_evaluator_is_safe():
     from palaestra.envs.tools.calculator import evaluate
 
