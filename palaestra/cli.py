@@ -446,6 +446,9 @@ def _mount_subcommands() -> None:
     from palaestra.serve.cli import register as register_serve
 
     register_serve(app)
+    from palaestra.envs.sql.cli import app as db_app
+
+    app.add_typer(db_app, name="db", help="The SQL envs' local PostgreSQL server.")
     try:
         from palaestra.trainers.cli import register as register_train
     except ImportError:

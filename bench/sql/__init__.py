@@ -1,0 +1,1 @@
+"""SQL benchmark: database creation, tool round trips direct and through MCP, scoring."""

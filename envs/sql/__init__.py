@@ -1,0 +1,1 @@
+"""Text-to-SQL environments over generated databases (SQLite and PostgreSQL)."""
