@@ -128,7 +128,7 @@ def fetch(tasks: Iterable[HarborTask], log: Log = print) -> None:
     wheelhouse().mkdir(parents=True, exist_ok=True)
     needed_pip = _wheel_for("pip") is None
     for task in tasks:
-        if task.repo is None:
+        if task.repo is None or task.repo.git_repository is not None:
             continue
         source = wheelhouse() / task.repo.source
         if not source.is_file():
@@ -197,6 +197,36 @@ def extract_source(archive: Path, target: Path) -> None:
             destination.chmod(0o755 if member.mode & 0o111 else 0o644)
 
 
+def export_commit(repository: str, commit: str, target: Path) -> None:
+    """Writes the tree of ``commit`` of a local git repository into ``target`` (no history).
+
+    Raises:
+        InfrastructureError: The repository or the commit is not there.
+    """
+    archive = subprocess.run(
+        ["git", "-C", repository, "archive", "--format=tar", commit], capture_output=True
+    )
+    if archive.returncode != 0:
+        raise InfrastructureError(
+            f"cannot read commit {commit} of {repository}: "
+            f"{archive.stderr.decode(errors='replace').strip()[:500]}; clone the repository "
+            "there (with that commit) first"
+        )
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        for member in tar.getmembers():
+            relative = Path(member.name)
+            if member.issym() or member.islnk() or relative.is_absolute() or ".." in relative.parts:
+                continue  # links stay out of the task's tree, as they stay out of grading
+            if member.isdir():
+                (target / relative).mkdir(parents=True, exist_ok=True)
+            elif member.isfile():
+                (target / relative).parent.mkdir(parents=True, exist_ok=True)
+                source = tar.extractfile(member)
+                assert source is not None
+                (target / relative).write_bytes(source.read())
+                (target / relative).chmod(0o755 if member.mode & 0o111 else 0o644)
+
+
 def apply_patch(repo: Path, patch: str) -> None:
     """Applies a unified diff (``git apply``) to a directory, which need not be a git repository.
 
@@ -223,8 +253,13 @@ def base_state(task: HarborTask, target: Path, *, hidden: bool = True) -> None:
         hidden: Leave out the hidden test files (what the agent's image holds).
     """
     assert task.repo is not None
-    extract_source(check_source(task), target)
-    apply_patch(target, (task.path / task.repo.base_patch).read_text())
+    if task.repo.git_repository is not None:
+        export_commit(task.repo.git_repository, task.repo.source_sha256, target)
+    else:
+        extract_source(check_source(task), target)
+    patch = (task.path / task.repo.base_patch).read_text()
+    if patch.strip():
+        apply_patch(target, patch)
     # Packaging leftovers of the sdist are not part of a checkout.
     for leftover in target.glob("*.egg-info"):
         shutil.rmtree(leftover)

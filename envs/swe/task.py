@@ -59,8 +59,9 @@ class RepoSpec:
     Attributes:
         package: The PyPI name of the package whose source distribution is the repository.
         version: Its version.
-        source: The source distribution's file name (looked up in the wheelhouse).
-        source_sha256: The sha256 of that file.
+        source: The source distribution's file name (looked up in the wheelhouse), or
+            ``"git"`` for a commit of a local git repository.
+        source_sha256: The sha256 of that file (for ``"git"``: the commit's full id).
         base_patch: Path (in the task directory) of the patch from the pristine source to
             the base state the agent starts from.
         requirements: Wheels installed in the environment layer (``name==version``).
@@ -70,6 +71,7 @@ class RepoSpec:
         hidden_tests: ``{path in the repository: sha256}`` of the test files kept out of
             the agent's image (their content is in ``tests/``).
         difficulty: ``easy``, ``medium`` or ``hard``.
+        git_repository: For ``source = "git"``: the path of the local clone.
     """
 
     package: str
@@ -83,6 +85,7 @@ class RepoSpec:
     pass_to_pass: tuple[str, ...]
     hidden_tests: dict[str, str]
     difficulty: str
+    git_repository: str | None = None
 
     @classmethod
     def from_table(cls, table: dict[str, Any], where: str) -> RepoSpec:
@@ -114,8 +117,14 @@ class RepoSpec:
             pass_to_pass=strings("pass_to_pass"),
             hidden_tests=dict(get("hidden_tests", dict)),
             difficulty=get("difficulty", str),
+            git_repository=get("git_repository", str) if table.get("source") == "git" else None,
         )
-        if not re.fullmatch(r"[0-9a-f]{64}", spec.source_sha256):
+        if spec.git_repository is not None:
+            if not re.fullmatch(r"[0-9a-f]{40}", spec.source_sha256):
+                raise TaskFormatError(
+                    f"{where}: [palaestra].source_sha256 of a git source is the commit's 40 hex"
+                )
+        elif not re.fullmatch(r"[0-9a-f]{64}", spec.source_sha256):
             raise TaskFormatError(f"{where}: [palaestra].source_sha256 must be 64 hex digits")
         if spec.difficulty not in DIFFICULTIES:
             raise TaskFormatError(
