@@ -27,6 +27,10 @@ Reward (``info["reward_parts"]``):
     ``outcome``: on ``submit``, `RESOLVED_REWARD` when grading in a fresh container
     resolves the task (`palaestra.envs.swe.grading`), else 0.
     ``tool``: 0 for an action that ran.
+    ``progress`` (``public_tests_reward > 0``, repository tasks with visible tests): after
+    each turn, ``public_tests_reward`` times the change in the fraction of the
+    repository's visible tests that pass (run in the agent's container, so only a shaping
+    signal: the agent can edit those tests; the hidden tests decide ``outcome``).
     ``invalid``: `INVALID_ACTION_PENALTY` for a turn with no valid action (no tool call or
     no single bash block), or whose every tool call failed.
 
@@ -47,6 +51,7 @@ Arguments:
     memory_mb: Memory of the agent's container.
     pool_size: Warm containers kept per image.
     base_map: ``{public image: local image}`` for third-party Dockerfiles.
+    public_tests_reward: Weight of the ``progress`` reward (0: off).
 
 Version history:
     v0: first version.
@@ -265,6 +270,7 @@ class SWEEnv(Env):
         memory_mb: int = 2048,
         pool_size: int = 1,
         base_map: dict[str, str] | None = None,
+        public_tests_reward: float = 0.0,
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
@@ -277,6 +283,12 @@ class SWEEnv(Env):
             raise ValueError("episode_timeout_s must be a positive number or None")
         if not isinstance(max_output_chars, int) or max_output_chars < 100:
             raise ValueError(f"max_output_chars must be an int >= 100, got {max_output_chars!r}")
+        if (
+            isinstance(public_tests_reward, bool)
+            or not isinstance(public_tests_reward, (int, float))
+            or public_tests_reward < 0
+        ):
+            raise ValueError(f"public_tests_reward must be >= 0, got {public_tests_reward!r}")
         if not isinstance(pool_size, int) or pool_size < 0:
             raise ValueError(f"pool_size must be an int >= 0, got {pool_size!r}")
         source = shipped_dir() if tasks == "shipped" else Path(tasks)
@@ -293,6 +305,9 @@ class SWEEnv(Env):
         self.memory_mb = int(memory_mb)
         self.pool_size = pool_size
         self.base_map = dict(base_map or {})
+        self.public_tests_reward = float(public_tests_reward)
+        self._public: list[str] = []
+        self._passing = self._public_total = 0
         self.parser = (
             FencedCodeParser({"bash": ("bash", "command"), "sh": ("bash", "command")})
             if protocol == "bash"
@@ -363,6 +378,9 @@ class SWEEnv(Env):
             }
         self.image = built.image
         self._deadline = time.monotonic() + budget
+        self._public, self._passing = [], 0
+        if self.public_tests_reward and task.repo is not None:
+            self._start_public_tests()
         prompt = TOOLS_PROMPT if self.protocol == "tools" else BASH_PROMPT
         return [system(prompt.format(workdir=self.workdir)), user(task.instruction)], {
             "task": task.name,
@@ -401,6 +419,53 @@ class SWEEnv(Env):
             return self.invalid(f"{reason}; call a tool, or submit when you are done")
         return self._run_calls(list(parsed.tool_calls), parsed)
 
+    def _start_public_tests(self) -> None:
+        """Finds the visible test files and counts how many of their tests pass now."""
+        listed = self._exec("git ls-files").stdout_text.splitlines()
+        self._public = [
+            p
+            for p in listed
+            if grading.dropped_reason(p) == "test file"
+            and p.endswith(".py")
+            and Path(p).name.startswith("test")
+        ]
+        if self._public:
+            assert self.task is not None and self.task.repo is not None
+            self.session.put(
+                {
+                    ".palaestra-public/run.py": grading._RUNNER,
+                    ".palaestra-public/pytest.ini": grading.harness_ini(self.task.repo.python_path),
+                    ".palaestra-public/ids.txt": "\n".join(self._public) + "\n",
+                }
+            )
+            self._passing, self._public_total = self._public_passing()
+
+    def _public_passing(self) -> tuple[int, int]:
+        """(passed, collected) of the visible tests in the agent's container."""
+        h = "/work/.palaestra-public"
+        self._exec(
+            f"rm -f {h}/report.xml; PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python3 -I {h}/run.py "
+            f"{h}/ids.txt {h}/pytest.ini {REPO_DIR} {h}/report.xml >/dev/null 2>&1",
+            self.step_timeout_s,
+        )
+        report = self.session.get([".palaestra-public/report.xml"]).get(
+            ".palaestra-public/report.xml"
+        )
+        try:
+            outcomes, count = grading.junit_outcomes(report or b"")
+        except ValueError:
+            return 0, 0
+        return sum(o == "passed" for o in outcomes.values()), count
+
+    def _progress(self) -> dict[str, float]:
+        if not self._public:
+            return {}
+        passed, _ = self._public_passing()
+        # Over the count at reset: a change that breaks collection must not shrink the scale.
+        change = (passed - self._passing) / max(self._public_total, 1)
+        self._passing = passed
+        return {"progress": self.public_tests_reward * change}
+
     def _run_calls(self, calls: list[ToolCall], parsed: ParsedAction) -> Step:
         observation: list[Message] = []
         ok = []
@@ -424,7 +489,7 @@ class SWEEnv(Env):
                 {"invalid": self.invalid_action_penalty},
                 info={"invalid_action": True, "invalid_reason": "every tool call failed"},
             )
-        return Step(observation, {"tool": 0.0}, info={"tool_calls": len(calls)})
+        return Step(observation, {"tool": 0.0, **self._progress()}, info={"tool_calls": len(calls)})
 
     def _call(self, call: ToolCall) -> tuple[str, bool]:
         handlers = {

@@ -9,7 +9,6 @@ import textwrap
 
 import pytest
 
-import palaestra
 from palaestra.envs.swe import build
 from palaestra.envs.swe import env as swe_env
 from palaestra.envs.swe.env import SWEEnv
@@ -249,8 +248,13 @@ def test_a_third_party_harbor_task_needs_a_base_map_then_builds_runs_and_grades(
     env.close()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("env_id", ["SWE-v0", "SWEBash-v0"])
-def test_check_env_passes_for_the_swe_ids(swe_ready, env_id):
-    report = palaestra.check_env(palaestra.make(env_id, pool_size=1), cross_process=False)
-    assert report.ok
+def test_the_public_tests_reward_follows_the_visible_tests(swe_ready):
+    task = next(t for t in shipped_tasks() if t.repo.package == "toolz")
+    env = SWEEnv(task=task.name, pool_size=0, public_tests_reward=1.0)
+    env.reset(seed=0)
+    assert env._public and env._passing > 0
+    _, broken, *_ = env.step(_call("bash", command="echo 'raise ImportError' >> toolz/__init__.py"))
+    _, restored, *_ = env.step(_call("bash", command="git checkout -q -- toolz/__init__.py"))
+    assert broken < 0 < restored
+    assert broken + restored == pytest.approx(0.0)
+    env.close()
