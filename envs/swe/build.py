@@ -126,7 +126,6 @@ def fetch(tasks: Iterable[HarborTask], log: Log = print) -> None:
         InfrastructureError: pip failed, or a downloaded source does not match its sha256.
     """
     wheelhouse().mkdir(parents=True, exist_ok=True)
-    needed_pip = _wheel_for("pip") is None
     for task in tasks:
         if task.repo is None or task.repo.git_repository is not None:
             continue
@@ -140,9 +139,6 @@ def fetch(tasks: Iterable[HarborTask], log: Log = print) -> None:
         for requirement in task.repo.requirements:
             if _wheel_for(requirement) is None:
                 _pip_download(["--no-deps", "--only-binary", ":all:", requirement], log)
-        needed_pip = needed_pip and bool(task.repo.requirements)
-    if needed_pip:
-        _pip_download(["--no-deps", "--only-binary", ":all:", "pip"], log)
 
 
 def check_source(task: HarborTask) -> Path:
@@ -370,21 +366,21 @@ def env_layer(
                 f"no wheel for {requirement} in the wheelhouse {wheelhouse()}; "
                 "fetch it once with: palaestra swe fetch"
             )
+        if not wheel.name.endswith("-none-any.whl"):
+            raise InfrastructureError(
+                f"{wheel.name} is not a pure-Python wheel (...-none-any.whl); environment layers "
+                "install pure-Python wheels only"
+            )
         wheels[f"wheels/{wheel.name}"] = wheel.read_bytes()
     lines = [f"FROM {base}", "USER root", f"LABEL {LABEL}=env"]
     if wheels:
-        pip = _wheel_for("pip")
-        if pip is None:
-            raise InfrastructureError(
-                "pip's wheel is not in the wheelhouse; run: palaestra swe fetch"
-            )
-        wheels[f"wheels/{pip.name}"] = pip.read_bytes()
-        names = " ".join(f"/tmp/{p}" for p in sorted(wheels) if p != f"wheels/{pip.name}")
+        # Pure-Python wheels are zip archives laid out as installed: unpacking them into
+        # the site directory installs them, offline, with no pip in the image.
         lines += [
             "COPY wheels/ /tmp/wheels/",
-            f"RUN python3 /tmp/wheels/{pip.name}/pip install --no-index --no-deps "
-            f"--break-system-packages --root-user-action=ignore --no-cache-dir -q {names} "
-            "&& rm -rf /tmp/wheels",
+            'RUN python3 -c "import glob, site, zipfile; '
+            "[zipfile.ZipFile(w).extractall(site.getsitepackages()[0]) "
+            "for w in sorted(glob.glob('/tmp/wheels/*.whl'))]\" && rm -rf /tmp/wheels",
         ]
     dockerfile = "\n".join(lines) + "\n"
     digest = _digest(

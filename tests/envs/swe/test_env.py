@@ -258,3 +258,17 @@ def test_the_public_tests_reward_follows_the_visible_tests(swe_ready):
     assert broken < 0 < restored
     assert broken + restored == pytest.approx(0.0)
     env.close()
+
+
+def test_swe_build_reports_layers_and_is_a_no_op_the_second_time(swe_ready):
+    from typer.testing import CliRunner
+
+    from palaestra.envs.swe.cli import app
+
+    task = str(shipped_tasks()[0].path)
+    CliRunner().invoke(app, ["build", task])
+    result = CliRunner().invoke(app, ["build", task])
+    assert result.exit_code == 0, result.output
+    assert "(unchanged)" in result.output and "shared palaestra-sandbox:base-" in result.output
+    missing = CliRunner().invoke(app, ["build", "/nonexistent/task"])
+    assert missing.exit_code == 1 and "neither a task directory" in missing.output

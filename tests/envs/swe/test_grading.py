@@ -12,6 +12,7 @@ import pytest
 from palaestra.envs.swe import build, grading
 from palaestra.envs.swe.env import SWEEnv
 from palaestra.envs.swe.task import shipped_tasks
+from palaestra.errors import InfrastructureError
 
 pytestmark = pytest.mark.docker
 TASKS = shipped_tasks()
@@ -166,3 +167,47 @@ def test_git_history_holds_only_the_base_state(env):
         env,
         "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), 2)\" 2>&1 | tail -1",
     )
+
+
+def _wheel(path: Path, name: str, version: str, source: str) -> None:
+    import zipfile
+
+    info = f"{name}-{version}.dist-info"
+    with zipfile.ZipFile(path / f"{name}-{version}-py3-none-any.whl", "w") as wheel:
+        wheel.writestr(f"{name}/__init__.py", source)
+        wheel.writestr(
+            f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        )
+        wheel.writestr(
+            f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        wheel.writestr(f"{info}/RECORD", "")
+
+
+def test_an_environment_layer_installs_wheels_from_the_wheelhouse_offline(
+    swe_ready, tmp_path, monkeypatch
+):
+    import docker
+
+    monkeypatch.setenv("PALAESTRA_SWE_CACHE", str(tmp_path))
+    (tmp_path / "wheelhouse").mkdir()
+    marker = tmp_path.name  # a fresh dependency set, so this run builds its layer
+    _wheel(tmp_path / "wheelhouse", "demo_dep", "1.0", f"VALUE = {marker!r}\n")
+    tag, built = build.env_layer(["demo_dep==1.0"], log=lambda _line: None)
+    assert built and tag.startswith("palaestra-swe:env-")
+    again, built_again = build.env_layer(["demo_dep==1.0"], log=lambda _line: None)
+    assert (again, built_again) == (tag, False)
+    client = docker.from_env()
+    try:
+        output = client.containers.run(
+            tag,
+            ["python3", "-c", "import demo_dep; print(demo_dep.VALUE)"],
+            network_mode="none",
+            remove=True,
+        )
+        assert output.decode().strip() == marker
+    finally:
+        client.api.remove_image(tag, force=True)
+        client.close()
+    with pytest.raises(InfrastructureError, match="no wheel for missing-dep==2"):
+        build.env_layer(["missing-dep==2"], log=lambda _line: None)
