@@ -18,6 +18,8 @@ For a package whose source distribution ships its tests:
    the function and the failing behaviour but never the test, the base patch, the gold
    patch, the hidden tests) and validated by building its image and grading, three
    times each, the gold patch (must resolve) and the empty patch (must not).
+5. The bug report gets a reproducer where one is found (`palaestra.envs.swe.describe`):
+   the first call of the mutated function whose result differs from the fixed code's.
 """
 
 from __future__ import annotations
@@ -425,6 +427,7 @@ def generate(
                 if task_dir is None:
                     continue
                 if _validate(task_dir, backend, log):
+                    _describe(task_dir, backend)
                     written.append(task_dir)
                     log(f"wrote {task_dir.name}")
                 else:
@@ -552,6 +555,15 @@ def _write_task(
     ]
     (task / "task.toml").write_text("\n".join(toml))
     return task
+
+
+def _describe(task_dir: Path, backend: Any) -> None:
+    """Puts a reproducer in the task's bug report when the tracer finds one."""
+    from palaestra.envs.swe.build import build_repo_task
+    from palaestra.envs.swe.describe import describe_task
+
+    task = load_task(task_dir)
+    describe_task(task, backend, build_repo_task(task, log=lambda _line: None).image)
 
 
 def _validate(task_dir: Path, backend: Any, log: Log) -> bool:

@@ -193,3 +193,26 @@ def test_bad_arguments_are_refused():
         SWEEnv(protocol="json")
     with pytest.raises(ValueError, match="no task named"):
         SWEEnv(task="no-such-task")
+
+
+def test_the_reproducer_is_the_first_literal_call_whose_outcome_differs():
+    from palaestra.envs.swe.describe import first_difference, module_of
+
+    fixed = [
+        {"args": [["x", "<object>"]], "result": "1"},
+        {"args": [["x", "'a'"]], "result": "'A'"},
+        {"args": [["x", "'b'"]], "result": "'B'"},
+    ]
+    buggy = [
+        {"args": [["x", "<object>"]], "result": "2"},  # not a literal: no reproducer from it
+        {"args": [["x", "'a'"]], "result": "'A'"},
+        {"args": [["x", "'b'"]], "raised": "IndexError: no such group"},
+    ]
+    assert first_difference(buggy, fixed) == (
+        [["x", "'b'"]],
+        "raises IndexError: no such group",
+        "'B'",
+    )
+    assert first_difference(fixed, fixed) is None
+    assert module_of("src/cachetools/func.py") == "cachetools.func"
+    assert module_of("inflection/__init__.py") == "inflection"
