@@ -81,6 +81,7 @@ def _scripted_turns(task) -> list[dict]:
 SOLVED = [t for t in shipped_tasks() if len(_edits(t.gold_patch())) <= 2][:3]
 
 
+@pytest.mark.slow
 def test_a_scripted_agent_solves_three_tasks_and_its_record_masks_tool_output(swe_ready, tmp_path):
     from palaestra.agents.chat import ChatFormatter
     from palaestra.agents.policy import SamplingParams
