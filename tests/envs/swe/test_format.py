@@ -216,3 +216,22 @@ def test_the_reproducer_is_the_first_literal_call_whose_outcome_differs():
     assert first_difference(fixed, fixed) is None
     assert module_of("src/cachetools/func.py") == "cachetools.func"
     assert module_of("inflection/__init__.py") == "inflection"
+
+
+# The shipped tasks of SWE-v0 and SWEBash-v0: a change to any file is a new version of the ids.
+SHIPPED_V0 = "e1a75bf3c64989d9664654fda4729373de57fb9d2efea6bf05db0bb43dc2a149"
+
+
+def test_the_shipped_task_set_is_pinned_to_its_version():
+    import hashlib
+
+    from palaestra.envs.swe.task import shipped_dir
+
+    digest = hashlib.sha256()
+    for path in sorted(shipped_dir().rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            relative = path.relative_to(shipped_dir()).as_posix().encode()
+            digest.update(relative + b"\0" + path.read_bytes() + b"\0")
+    assert digest.hexdigest() == SHIPPED_V0, (
+        "the shipped SWE tasks changed: register new ids (SWE-v1, SWEBash-v1) for the new set"
+    )
