@@ -273,3 +273,25 @@ def test_swe_build_reports_layers_and_is_a_no_op_the_second_time(swe_ready):
     assert "(unchanged)" in result.output and "shared palaestra-sandbox:base-" in result.output
     missing = CliRunner().invoke(app, ["build", "/nonexistent/task"])
     assert missing.exit_code == 1 and "neither a task directory" in missing.output
+
+
+def test_step_and_episode_budgets_and_long_output(swe_ready):
+    task = shipped_tasks()[0].name
+    env = SWEEnv(task=task, pool_size=0, step_timeout_s=1.0, max_output_chars=1000)
+    env.reset(seed=0)
+    observation, *_ = env.step(_call("bash", command="sleep 5; echo never"))
+    assert "[timed out after 1 s]" in observation[0]["content"]
+    assert "never" not in observation[0]["content"]
+    observation, *_ = env.step(_call("bash", command="echo START; seq 1 20000; echo END"))
+    text = observation[0]["content"]
+    assert text.startswith("START") and text.rstrip().endswith("END") and "characters cut" in text
+    assert len(text) < 1200
+    env.close()
+    short = SWEEnv(task=task, pool_size=0, episode_timeout_s=0.5)
+    short.reset(seed=0)
+    import time
+
+    time.sleep(0.6)
+    _, reward, terminated, truncated, info = short.step(_call("bash", command="ls"))
+    assert (terminated, truncated, info["truncation"], reward) == (False, True, "time", 0.0)
+    assert short.session is None  # the container went with the episode
