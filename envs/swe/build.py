@@ -407,7 +407,8 @@ def build_repo_task(
         InfrastructureError: The base image or a wheelhouse file is missing, or a build failed.
         TaskFormatError: The task's patch does not apply to its source.
     """
-    assert task.repo is not None, f"{task.name} is not a repository task"
+    if task.repo is None:
+        raise ValueError(f"{task.name} is not a repository task; use build_harbor_task")
     api = _client(client).api
     base = base or base_tag()
     env_tag, env_built = env_layer(task.repo.requirements, base=base, client=client, log=log)

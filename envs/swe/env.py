@@ -654,8 +654,7 @@ class SWEEnv(Env):
             snapshot = grading.take_snapshot(self.session, workdir)
         finally:
             self._release()
-        _, _ = _backend_and_pool(self.pool_size)
-        backend = _shared["backend"]
+        backend, _ = _backend_and_pool(self.pool_size)
         if self.task.repo is not None:
             verdict = grading.grade_repo(self.task, snapshot, backend=backend, image=self.image)
         else:

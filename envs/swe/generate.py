@@ -394,8 +394,7 @@ def generate(
                             for m, _, _ in singles[:-1]
                             if m.path == mutation.path
                             and m.kind != "remove_body"
-                            and m.span[2] < mutation.span[0]
-                            or m.span[0] > mutation.span[2]
+                            and (m.span[2] < mutation.span[0] or m.span[0] > mutation.span[2])
                         ),
                         None,
                     )

@@ -90,7 +90,13 @@ def dropped_reason(path: str) -> str | None:
 
 @dataclass(frozen=True)
 class FileDiff:
-    """One file's section of a git diff."""
+    """One file's section of a git diff.
+
+    Attributes:
+        path: The file's path (a rename's two paths, joined by NUL).
+        text: The section, from its ``diff --git`` line.
+        symlink: Whether either side is a symbolic link.
+    """
 
     path: str
     text: str
@@ -106,17 +112,12 @@ def split_diff(diff: str) -> list[FileDiff]:
             continue
         header = section.splitlines()[0]
         match = re.match(r'diff --git "?a/(.+?)"? "?b/(.+?)"?$', header)
-        paths = {match.group(1), match.group(2)} if match else {header}
+        paths = sorted({match.group(1), match.group(2)}) if match else [header]
         symlink = bool(
             re.search(r"(?m)^(new file mode|new mode|old mode|deleted file mode) 120000", section)
         )
-        for path in sorted(paths):
-            files.append(FileDiff(path, section, symlink))
-            break
-        if len(paths) > 1:
-            # A rename: the section is dropped if either side is.
-            other = sorted(paths)[1]
-            files[-1] = FileDiff(f"{files[-1].path}\0{other}", section, symlink)
+        # A rename names both sides, joined by NUL: the section is dropped if either is.
+        files.append(FileDiff("\0".join(paths), section, symlink))
     return files
 
 
@@ -294,7 +295,8 @@ def grade_repo(
     Returns:
         The verdict; ``details`` holds per-test outcomes, the dropped files and the audit.
     """
-    assert task.repo is not None
+    if task.repo is None:
+        raise ValueError(f"{task.name} is not a repository task; grade it with grade_harbor")
     started = time.monotonic()
     spec = task.repo
     timeout_s = task.timeout("verifier", 600.0)
