@@ -211,3 +211,10 @@ def test_an_environment_layer_installs_wheels_from_the_wheelhouse_offline(
         client.close()
     with pytest.raises(InfrastructureError, match="no wheel for missing-dep==2"):
         build.env_layer(["missing-dep==2"], log=lambda _line: None)
+
+
+def test_an_infrastructure_failure_is_a_masked_error_not_a_zero(backend):
+    verdict = grading.grade_repo(
+        HACK_TASK, None, backend=backend, image="palaestra-swe:inst-absent", diff=""
+    )
+    assert verdict.status.value == "error" and verdict.mask and "did not start" in verdict.reason
