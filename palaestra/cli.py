@@ -462,6 +462,12 @@ def _mount_subcommands() -> None:
     else:
         app.add_typer(search_app, name="search", help="Search worlds: build an index, serve it.")
     try:
+        from palaestra.envs.swe.cli import app as swe_app
+    except ImportError:
+        pass
+    else:
+        app.add_typer(swe_app, name="swe", help="SWE tasks (fetch, build, gc, generate).")
+    try:
         from palaestra.sandbox.cli import app as sandbox_app
     except ImportError:
         return

@@ -389,6 +389,13 @@ class DockerBackend:
         except Exception:
             pass
 
+    def _discard_later(self, container: _Container) -> None:
+        """Removes a container in a worker thread, or now once the backend is shut down."""
+        try:
+            self._executor.submit(self._discard, container)
+        except RuntimeError:  # the executor is shut down (closed backend, interpreter exit)
+            self._discard(container)
+
     def _discard(self, container: _Container) -> None:
         self._live.discard(container.id)
         container.remove()
@@ -558,7 +565,7 @@ class DockerBackend:
             idle_timeout_s=float(idle_timeout_s),
             info={**self._info(container, True), "mode": f"session-{kind}"},
             copy_from=copy_from,
-            on_close=lambda: self._executor.submit(self._discard, container),
+            on_close=lambda: self._discard_later(container),
             wire_flags={"nproc": False, "address_space_mb": limits.address_space_mb(True)},
         )
 

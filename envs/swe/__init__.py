@@ -1,0 +1,1 @@
+"""SWE environments: repositories and Harbor tasks in containers, graded in fresh ones."""
