@@ -60,20 +60,35 @@ import dataclasses
 import difflib
 import json
 import os
+import random
 import tempfile
 import threading
 import uuid
 import weakref
-from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from datetime import timedelta
+from typing import Any, TypeVar, cast
 
 from palaestra.errors import InfrastructureError, require
 from palaestra.tools import DEFAULT_MAX_OUTPUT_CHARS, Tool
 
+# The first import of httpx (the SDK's HTTP client) loads rich for httpx's command line, and
+# rich draws from the global `random` as it loads; an env that imports this module must leave
+# its caller's random state as it found it.
+_random_state = random.getstate()
+import httpx  # noqa: E402
+
+random.setstate(_random_state)
+del _random_state
+
 DEFAULT_CALL_TIMEOUT_S = 30.0
 DEFAULT_CONNECT_TIMEOUT_S = 60.0
 _CLOSE_TIMEOUT_S = 15.0
-"""Seconds `close` waits for a connection to end (the SDK kills a stdio server within ~6 s)."""
+"""Seconds `close` waits for a connection to end (the SDK kills a stdio server within ~4 s)."""
+_HTTP_TIMEOUT_S = 30.0
+"""Seconds to connect to a streamable-HTTP server or send it a request."""
+_REQUEST_TIMEOUT = 408
+"""The error code the SDK's session gives a request whose answer is late (HTTP's 408)."""
 _STDERR_TAIL_CHARS = 2_000
 _DOCKER_CLIENT_ENV = ("DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH")
 """What the docker client inherits besides the SDK's defaults (PATH, HOME, ...)."""
@@ -161,9 +176,9 @@ def result_text(result: Any) -> str:
         elif kind == "resource_link":
             pieces.append(f"[resource {block.uri}]")
         else:
-            pieces.append(f"[{kind} content ({getattr(block, 'mime_type', '?')}) not shown]")
-    if not pieces and result.structured_content is not None:
-        pieces.append(json.dumps(result.structured_content))
+            pieces.append(f"[{kind} content ({getattr(block, 'mimeType', '?')}) not shown]")
+    if not pieces and result.structuredContent is not None:
+        pieces.append(json.dumps(result.structuredContent))
     return "\n".join(pieces)
 
 
@@ -326,6 +341,8 @@ class _Connection:
         self._holder: asyncio.Task | None = None
         self._stderr: Any = None
         self._container: str | None = None
+        self._ended: BaseException | None = None
+        self._lost = asyncio.Event()
 
     def stderr_tail(self) -> str:
         """The end of a stdio server's standard error, for messages."""
@@ -337,11 +354,23 @@ class _Connection:
             return f"; its stderr ends with:\n{text}" if text else ""
         return ""
 
-    def _transport(self) -> Any:
+    async def _streams(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
+        """Starts the transport within ``stack``; returns its read and write streams."""
         if self.spec.url is not None:
             from mcp.client.streamable_http import streamable_http_client
 
-            return streamable_http_client(self.spec.url)
+            # No read timeout: a call's own deadline bounds it, and the SDK's default (300 s)
+            # would cut a longer `call_timeout_s` short.
+            http = await stack.enter_async_context(
+                httpx.AsyncClient(
+                    transport=_WatchedTransport(self._connection_lost),
+                    timeout=httpx.Timeout(_HTTP_TIMEOUT_S, read=None),
+                )
+            )
+            read, write, _ = await stack.enter_async_context(
+                streamable_http_client(self.spec.url, http_client=http)
+            )
+            return read, write
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client
 
@@ -358,15 +387,23 @@ class _Connection:
             program, *arguments = self.spec.command
             env, cwd = self.spec.env, self.spec.cwd
         parameters = StdioServerParameters(command=program, args=arguments, env=env, cwd=cwd)
-        return stdio_client(parameters, errlog=self._stderr)
+        return await stack.enter_async_context(stdio_client(parameters, errlog=self._stderr))
 
-    async def open(self, connect_timeout_s: float, call_timeout_s: float) -> None:
+    def _connection_lost(self, error: BaseException) -> None:
+        """Called when an HTTP response breaks off: the server is gone or unreachable."""
+        if self._ended is None:
+            self._ended = error
+        self._lost.set()
+
+    async def open(self, connect_timeout_s: float) -> None:
         """Connects and lists the tools; raises `InfrastructureError` on failure."""
         await self.close()
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[None] = loop.create_future()
         self._stop = asyncio.Event()
-        self._holder = loop.create_task(self._hold(ready, call_timeout_s))
+        self._ended = None
+        self._lost = asyncio.Event()
+        self._holder = loop.create_task(self._hold(ready))
         try:
             await asyncio.wait_for(asyncio.shield(ready), connect_timeout_s)
         except asyncio.TimeoutError:
@@ -383,31 +420,37 @@ class _Connection:
             ) from e
         self.broken = None
 
-    async def _hold(self, ready: asyncio.Future[None], call_timeout_s: float) -> None:
-        # The SDK's client is an async context manager whose task groups must be entered
-        # and left by one task: this one, which then waits until `close` asks it to leave.
-        from mcp import Client
+    async def _hold(self, ready: asyncio.Future[None]) -> None:
+        # The SDK's transport and session are async context managers whose task groups must
+        # be entered and left by one task: this one, which then waits until `close` asks it
+        # to leave. The session has no timeout of its own: `open` bounds the handshake and
+        # each call passes its own.
+        from mcp import ClientSession
 
         try:
-            async with Client(
-                self._transport(), read_timeout_seconds=call_timeout_s, cache=None
-            ) as client:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await self._streams(stack)
+                client = await stack.enter_async_context(ClientSession(read, write))
+                await client.initialize()
                 self.tools = await _list_tools(client)
                 self.client = client
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as e:
+            if self._ended is None:
+                self._ended = e
             if not ready.done():
                 ready.set_exception(e if isinstance(e, Exception) else RuntimeError(repr(e)))
             if not isinstance(e, Exception):
                 raise
         finally:
             self.client = None
+            self._lost.set()
 
     async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> Any:
         """Calls a tool; transport failures and timeouts raise `InfrastructureError`."""
-        from mcp import MCPError
-        from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+        from mcp import McpError
+        from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 
         if self.broken is not None or self.client is None:
             raise InfrastructureError(
@@ -415,19 +458,23 @@ class _Connection:
                 "`start()` connects it again (envs do at every reset)"
             )
         try:
-            # The SDK's read timeout ends the request; the outer bound also covers a
-            # transport that stops answering below the request layer.
-            return await asyncio.wait_for(
-                self.client.call_tool(name, arguments, read_timeout_seconds=timeout_s),
-                timeout_s + 5.0,
+            return await self._unless_ended(
+                # The SDK's read timeout ends the request; the outer bound also covers a
+                # transport that stops answering below the request layer.
+                asyncio.wait_for(
+                    self.client.call_tool(
+                        name, arguments, read_timeout_seconds=timedelta(seconds=timeout_s)
+                    ),
+                    timeout_s + 5.0,
+                )
             )
-        except MCPError as e:
-            if e.code in (INVALID_PARAMS, METHOD_NOT_FOUND):
-                raise MCPToolError(e.message) from e
+        except McpError as e:
+            if e.error.code in (INVALID_PARAMS, METHOD_NOT_FOUND):
+                raise MCPToolError(e.error.message) from e
             what = (
                 f"did not answer {name} within {timeout_s:g} s"
-                if e.code == REQUEST_TIMEOUT
-                else f"failed during {name}: {e.message}"
+                if e.error.code == _REQUEST_TIMEOUT
+                else f"failed during {name}: {e.error.message}"
             )
         except asyncio.TimeoutError:
             what = f"did not answer {name} within {timeout_s:g} s"
@@ -435,6 +482,27 @@ class _Connection:
             what = f"failed during {name}: {_describe(e)}"
         self.broken = what
         raise InfrastructureError(f"MCP server {self.spec.name!r} {what}{self.stderr_tail()}")
+
+    async def _unless_ended(self, request: Coroutine[Any, Any, _T]) -> _T:
+        """Awaits ``request``, or raises `ConnectionError` if the connection is lost first.
+
+        The SDK's streamable-HTTP transport leaves a request unanswered when its server dies
+        mid-call (it only logs the broken stream); without this the call would wait out its
+        whole deadline and read as a hang.
+        """
+        task = asyncio.ensure_future(request)
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            await asyncio.wait({task, lost}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended = not task.done()
+            # No-ops when done; else the connection (or our own caller) ended first.
+            task.cancel()
+            lost.cancel()
+        if ended:
+            cause = f" ({_describe(self._ended)})" if self._ended is not None else ""
+            raise ConnectionError(f"the connection ended{cause}")
+        return task.result()
 
     async def close(self) -> None:
         """Ends the session (for a stdio server: stops its process) and waits for it."""
@@ -456,6 +524,50 @@ class _Connection:
             self._stderr = None
         self.client = None
         self.broken = "closed"
+
+
+class _WatchedStream(httpx.AsyncByteStream):
+    """An HTTP response body that reports it broke off (the server died mid-answer)."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, on_break: Callable[[BaseException], None]):
+        self._inner = inner
+        self._on_break = on_break
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                yield chunk
+        except httpx.TransportError as e:
+            self._on_break(e)
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _WatchedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport whose response bodies call ``on_break`` when they break off.
+
+    The SDK's streamable-HTTP client reads each answer from a response stream and only
+    logs one that breaks; this is how a call in flight learns that its server died.
+    """
+
+    def __init__(self, on_break: Callable[[BaseException], None]):
+        self._inner = httpx.AsyncHTTPTransport()
+        self._on_break = on_break
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        body = cast(httpx.AsyncByteStream, response.stream)  # an async transport's is async
+        return httpx.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=_WatchedStream(body, self._on_break),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 async def _remove_container(name: str) -> None:
@@ -481,7 +593,7 @@ async def _list_tools(client: Any) -> list[Any]:
     for _ in range(_MAX_TOOL_PAGES):
         page = await client.list_tools(cursor=cursor)
         tools.extend(page.tools)
-        cursor = page.next_cursor
+        cursor = page.nextCursor
         if cursor is None:
             return tools
     raise InfrastructureError(f"the server's tool list did not end after {_MAX_TOOL_PAGES} pages")
@@ -605,7 +717,7 @@ class MCPServers:
 
     async def _open(self, connections: list[_Connection]) -> None:
         results = await asyncio.gather(
-            *(c.open(self.connect_timeout_s, self.call_timeout_s) for c in connections),
+            *(c.open(self.connect_timeout_s) for c in connections),
             return_exceptions=True,
         )
         for result in results:
@@ -630,7 +742,7 @@ class MCPServers:
     def _make_tool(self, listed: Any, server: str) -> MCPTool:
         import jsonschema
 
-        name, schema = listed.name, dict(listed.input_schema)
+        name, schema = listed.name, dict(listed.inputSchema)
         try:
             validator = schema_validator(schema)
         except jsonschema.SchemaError as e:
@@ -721,7 +833,7 @@ class MCPServers:
     async def _call(self, connection: _Connection, name: str, arguments: dict[str, Any]) -> str:
         result = await connection.call(name, arguments, self.call_timeout_s)
         text = result_text(result)
-        if result.is_error:
+        if result.isError:
             raise MCPToolError(text or f"{name} failed without a message")
         return text
 

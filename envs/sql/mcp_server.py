@@ -1,4 +1,4 @@
-"""The SQL tools as an MCP server, built with the `mcp` SDK's `MCPServer` (formerly FastMCP).
+"""The SQL tools as an MCP server, built with the `mcp` SDK's `FastMCP`.
 
     python -m palaestra.envs.sql.mcp_server --location sqlite:/path/to/db.sqlite
     python -m palaestra.envs.sql.mcp_server --transport streamable-http --port 8765
@@ -38,17 +38,30 @@ def _mcp_missing(error: ImportError) -> InfrastructureError:
 
 
 def build_server(
-    location: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S
+    location: str,
+    *,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    host: str = "127.0.0.1",
+    port: int = 8765,
 ) -> Any:
-    """An `MCPServer` offering the SQL tools over the database at ``location``."""
+    """A `FastMCP` server offering the SQL tools over the database at ``location``.
+
+    ``host`` and ``port`` are where it serves streamable HTTP, when run that way.
+    """
     try:
-        from mcp.server.mcpserver import MCPServer  # noqa: PLC0415 (an optional dependency)
+        from mcp.server.fastmcp import FastMCP  # noqa: PLC0415 (an optional dependency)
         from pydantic import Field  # noqa: PLC0415 (the SDK's dependency)
     except ImportError as e:
         raise _mcp_missing(e) from e
 
     tools = SQLTools(reader_at(location), max_rows, timeout_s)
-    server = MCPServer("palaestra-sql", instructions="Explore the database, then submit a query.")
+    server = FastMCP(
+        "palaestra-sql",
+        instructions="Explore the database, then submit a query.",
+        host=host,
+        port=port,
+    )
 
     @server.tool(description=TOOL_DESCRIPTIONS["list_tables"])
     def list_tables() -> str:
@@ -99,11 +112,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not args.location:
         parser.error(f"give --location or set ${LOCATION_VARIABLE}")
-    server = build_server(args.location, max_rows=args.max_rows, timeout_s=args.timeout_s)
-    if args.transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host=args.host, port=args.port)
+    server = build_server(
+        args.location,
+        max_rows=args.max_rows,
+        timeout_s=args.timeout_s,
+        host=args.host,
+        port=args.port,
+    )
+    server.run(args.transport)
 
 
 if __name__ == "__main__":

@@ -16,13 +16,18 @@ from typing import Annotated, Any
 from palaestra.envs.tools.calculator import evaluate
 
 
-def build_server() -> Any:
-    """The MCP server (an `mcp.server.mcpserver.MCPServer`) with one tool, ``calculator``."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+def build_server(host: str = "127.0.0.1", port: int = 8000) -> Any:
+    """The MCP server (an `mcp.server.fastmcp.FastMCP`) with one tool, ``calculator``.
+
+    Args:
+        host: The address it serves streamable HTTP on (when run that way).
+        port: The port it serves streamable HTTP on.
+    """
+    from mcp.server.fastmcp import FastMCP
+    from mcp.server.fastmcp.exceptions import ToolError
     from pydantic import Field
 
-    server = MCPServer("palaestra-calculator", log_level="WARNING")
+    server = FastMCP("palaestra-calculator", log_level="WARNING", host=host, port=port)
 
     @server.tool(description="Evaluates an arithmetic expression exactly (integers stay exact).")
     def calculator(
@@ -45,11 +50,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, help="serve streamable HTTP on this port")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1)")
     options = parser.parse_args(argv)
-    server = build_server()
     if options.port is None:
-        server.run()
+        build_server().run()
     else:
-        server.run("streamable-http", host=options.host, port=options.port)
+        build_server(options.host, options.port).run("streamable-http")
 
 
 if __name__ == "__main__":

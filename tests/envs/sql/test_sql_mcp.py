@@ -1,4 +1,4 @@
-"""The SQL tools served by an MCP server (the SDK's MCPServer), reached with the SDK's client."""
+"""The SQL tools served by an MCP server (the SDK's FastMCP), reached with the SDK's client."""
 
 from __future__ import annotations
 

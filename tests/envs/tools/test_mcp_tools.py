@@ -1,6 +1,6 @@
 """MCPTools-v0: full episodes through MCP servers over stdio and streamable HTTP.
 
-Everything goes through the mcp SDK's own client and servers built with its MCPServer
+Everything goes through the mcp SDK's own client and servers built with its FastMCP
 (tests_support.mcp_servers): tool results, schema errors, a crash and a hang mid-episode.
 """
 

@@ -1,4 +1,4 @@
-"""An MCP server for the tests, built with the `mcp` SDK's MCPServer.
+"""An MCP server for the tests, built with the `mcp` SDK's FastMCP.
 
     python -m tests_support.mcp_servers               # stdio
     python -m tests_support.mcp_servers --port 8000   # streamable HTTP at /mcp
@@ -16,8 +16,8 @@ import sys
 from typing import Annotated
 
 import anyio
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field
 
 
@@ -70,9 +70,9 @@ TOOLS = {
 }
 
 
-def build(prefix: str = "", only: list[str] | None = None) -> MCPServer:
-    """The server with the chosen tools, each named ``prefix + name``."""
-    server = MCPServer("palaestra-test", log_level="WARNING")
+def build(prefix: str = "", only: list[str] | None = None, port: int = 8000) -> FastMCP:
+    """The server with the chosen tools, each named ``prefix + name`` (HTTP on ``port``)."""
+    server = FastMCP("palaestra-test", log_level="WARNING", port=port)
     for name, fn in TOOLS.items():
         if only is None or name in only:
             server.add_tool(fn, name=prefix + name)
@@ -85,11 +85,10 @@ def main() -> None:
     parser.add_argument("--prefix", default="")
     parser.add_argument("--only", nargs="*")
     options = parser.parse_args()
-    server = build(options.prefix, options.only)
     if options.port is None:
-        server.run()
+        build(options.prefix, options.only).run()
     else:
-        server.run("streamable-http", port=options.port)
+        build(options.prefix, options.only, options.port).run("streamable-http")
 
 
 if __name__ == "__main__":
