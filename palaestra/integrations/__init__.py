@@ -1,0 +1,13 @@
+"""Adapters between Palaestra and the RL frameworks people already run.
+
+One small module per framework, each imported only when used, so importing this package
+imports no framework:
+
+    palaestra.integrations.trl            TRL's GRPOTrainer (rollout_func, environment_factory,
+                                          reward functions for dataset rows)
+    palaestra.integrations.verifiers      PrimeIntellect's verifiers (load_environment)
+    palaestra.integrations.reasoning_gym  reasoning-gym's datasets as Palaestra envs
+                                          (``palaestra.make("rg:<dataset>")``)
+
+Each module's docstring says what maps to what and what is lost on the way.
+"""
