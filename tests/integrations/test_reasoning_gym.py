@@ -61,6 +61,25 @@ def test_no_oracle_list_and_docs_name_the_same_datasets():
     assert set(rg.NO_ORACLE) <= set(NAMES)
 
 
+def test_docs_flag_a_scorer_that_pays_for_a_hedge_and_not_one_that_does_not():
+    hedges = DOCS.read_text().split("## Scorers that pay for hedged answers")[1].split("\n\n")[2]
+    for name, flagged in (("basic_arithmetic", True), ("ab", False)):
+        env = palaestra.make(f"rg:{name}")
+        env.reset(seed=0)
+        right = env.entry_["answer"]
+        env.reset(seed=1)
+        wrong = env.entry_["answer"]
+        if wrong == right:
+            wrong = f"{right}0"
+        env.reset(seed=0)
+        paid = max(
+            env.data_.score_answer(text, env.entry_)
+            for text in (f"{right} or {wrong}", f"{wrong} or {right}")
+        )
+        assert (paid > 0) == flagged
+        assert (f"`{name}` (" in hedges) == flagged
+
+
 def test_determinism_across_processes_with_a_dataset_that_seeds_numpy():
     palaestra.check_env(palaestra.make("rg:pool_matrix"), seeds=(0,))
 
