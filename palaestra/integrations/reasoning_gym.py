@@ -103,9 +103,9 @@ def _reasoning_gym() -> Any:
 
 def dataset_names() -> list[str]:
     """Every dataset name in the installed reasoning-gym, sorted."""
+    _reasoning_gym()  # first: a missing package is reported with the extra to install
     from reasoning_gym.factory import DATASETS
 
-    _reasoning_gym()
     return sorted(DATASETS)
 
 

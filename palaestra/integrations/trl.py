@@ -28,8 +28,9 @@ What maps to what:
   ``group_id`` and ``status``.
 * A masked episode (an env or policy failure, ``mask=True``) keeps its place, since TRL
   needs ``num_generations`` completions per group, but is skipped the way TRL skips
-  samples: `episode_return` returns None for it (TRL leaves it out of the group's baseline
-  and gives it advantage 0) and its ``env_mask`` is all 0.
+  samples: `episode_return` returns None for it (when every reward function does, TRL
+  leaves it out of the group's baseline and gives it advantage 0) and its ``env_mask`` is
+  all 0, so none of its tokens reach the loss.
 * Rows (`palaestra.datasets.rows`, or their Hugging Face dataset) give the rows as
   ``train_dataset`` and `row_reward`, which re-scores each completion with
   `palaestra.datasets.score` from the row's own columns (TRL passes them to reward
@@ -50,6 +51,7 @@ as tool results.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -123,12 +125,9 @@ class PalaestraRollout:
         self.policy = policy
         self.calls = 0
         self.episodes: list[Any] = []
-        self.__name__ = f"palaestra_rollout_{env_id}"
 
     def __call__(self, prompts: Sequence[Any], trainer: Any) -> dict[str, list[Any]]:
         """Plays one episode per prompt; groups of ``num_generations`` share a seed."""
-        import dataclasses
-
         from palaestra.agents.chat import ChatFormatter
         from palaestra.agents.policy import SamplingParams
         from palaestra.agents.rollout import RolloutEngine, Task
