@@ -36,8 +36,11 @@ What maps to what:
   `palaestra.datasets.score` from the row's own columns (TRL passes them to reward
   functions); TRL samples single-turn completions itself. A masked verdict gives None.
 * `environment_factory` builds the class TRL's ``environment_factory`` wants from any env's
-  ``tools``: one method per tool (signature and docstring from its JSON schema), ``reset``
-  seeded by the row's ``seed`` column, ``get_reward`` returning the episode's return.
+  ``tools``: one method per tool (signature and docstring from its JSON schema), ``submit``
+  for the final answer, ``reset`` seeded by the row's ``seed`` column (give the dataset
+  one), ``get_reward`` returning the episode's return. TRL parses the model's tool calls
+  with a response template it picks for the chat templates it knows; for others set
+  ``tokenizer.response_template``.
 
 What is lost: TRL's GRPO gives one advantage per completion, so per-turn rewards are summed
 into the episode's return (turn-level credit and Palaestra's per-turn advantages do not

@@ -234,6 +234,51 @@ def test_environment_factory_plays_the_calculator_with_its_oracle():
     assert env.get_reward() > 0
 
 
+@pytest.mark.slow
+def test_grpo_trains_with_the_generated_environment_factory(
+    tmp_path, model, tokenizer, monkeypatch
+):
+    import copy
+
+    from datasets import Dataset
+    from trl.chat_template_utils import qwen3_template
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    # TRL parses tool calls with a response template it picks for the chat templates it
+    # knows; the tiny model's template writes Qwen-style tool calls, so name it by hand.
+    tokenizer = copy.deepcopy(tokenizer)
+    tokenizer.response_template = qwen3_template
+    resets = []
+
+    class Recording(adapter.environment_factory("Calculator-v0")):
+        def reset(self, **row):
+            resets.append(row["seed"])
+            return super().reset(**row)
+
+    rows = Dataset.from_dict(
+        {"prompt": [[{"role": "user", "content": "Solve:"}]] * 8, "seed": list(range(8))}
+    )
+    trainer = trl.GRPOTrainer(
+        model=model,
+        args=config(tmp_path, max_steps=2, max_completion_length=16, max_tool_calling_iterations=2),
+        processing_class=tokenizer,
+        train_dataset=rows,
+        reward_funcs=[text_length],
+        environment_factory=Recording,
+    )
+    before = snapshot(model)
+    trainer.train()
+
+    assert len(resets) == 2 * 4  # two steps of 4 rollouts, one reset each
+    for step in groups(resets, 4):
+        pairs = groups(step)
+        assert all(len(set(members)) == 1 for members in pairs)  # a group shares its row's seed
+        assert len({members[0] for members in pairs}) == len(pairs)
+    # get_reward is a reward source TRL logs under the class name.
+    assert any("rewards/Recording/mean" in entry for entry in trainer.state.log_history)
+    assert changed(model, before)
+
+
 def test_environment_factory_refuses_envs_without_tools():
     with pytest.raises(ValueError, match="no tools"):
         adapter.environment_factory("GuessNumber-v0")
