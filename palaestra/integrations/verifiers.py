@@ -7,8 +7,10 @@
 ``vf.load_environment(name)`` imports the module called ``name`` and calls its
 ``load_environment``; `palaestra.load_environment` is this module's `load_environment`, so
 the name is ``palaestra`` and the id goes in the arguments. From the command line:
-``vf-eval palaestra -a '{"id": "GuessNumber-v0"}'``; prime-rl takes the same name and
-arguments.
+``vf-eval palaestra -a '{"id": "GuessNumber-v0"}'``. prime-rl loads environments through
+the same ``load_environment`` by name (not exercised by the tests here). Tested with
+verifiers 0.3.1, whose ``import verifiers as vf`` is the ``vf.Environment`` API (0.4.0 keeps
+only ``verifiers.v1``).
 
 What maps to what:
 
@@ -21,6 +23,8 @@ What maps to what:
   native tool calls) and answers with the env's messages; the episode's end is verifiers'
   ``final_env_response``, so the closing messages reach the transcript.
 * ``env.tools`` are offered as verifiers ``tool_defs``; the env parses text formats itself.
+* The turn cap is the env's own (``max_turns=`` sets it); verifiers' is left off, since it
+  stops before sending the last turn to the env, which would leave that turn unscored.
 * The rubric's reward is ``palaestra_return``, the sum of the turn rewards; ``success`` is
   logged as a metric (``info["success"]``).
 * An infrastructure failure (``info["mask"]``) is a verifiers ``InfraError`` on the state,
