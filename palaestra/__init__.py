@@ -59,6 +59,8 @@ _EXPORTS = {
     # multi-agent games
     "MultiAgentEnv": "palaestra.multiagent",
     "VsOpponent": "palaestra.multiagent",
+    # verifiers loads environments by module name: vf.load_environment("palaestra", ...)
+    "load_environment": "palaestra.integrations.verifiers",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -78,6 +80,7 @@ if TYPE_CHECKING:
         tool_message,
         user,
     )
+    from palaestra.integrations.verifiers import load_environment
     from palaestra.multiagent import MultiAgentEnv, VsOpponent
     from palaestra.parsers import ParsedAction, ToolCall, get_parser, parse_action
     from palaestra.registration import (

@@ -226,6 +226,11 @@ class Registry(Mapping[str, EnvSpec]):
         key = env_id.removeprefix(f"{GYMNASIUM_NAMESPACE}/")
         if key in self._specs:
             return self._specs[key]
+        if key.startswith(("rg:", "rg/")):
+            # reasoning-gym's datasets are looked up in the installed reasoning-gym, not listed.
+            from palaestra.integrations import reasoning_gym
+
+            return reasoning_gym.spec(key)
         if "-v" not in key.rsplit("/", 1)[-1]:
             versions = [s for s in self._specs.values() if s.id.rsplit("-v", 1)[0] == key]
             if versions:

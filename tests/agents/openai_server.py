@@ -249,8 +249,14 @@ class PolicyServer:
                     "content": parsed.content or None,
                     "tool_calls": [c.to_openai() for c in parsed.tool_calls],
                 }
+            # OpenAI's schema requires top_logprobs on every entry (clients built on its
+            # types, such as verifiers', refuse a reply without it).
             entries = [
-                {"token": f"token_id:{t}" if as_ids else self._decode([t]), "logprob": lp}
+                {
+                    "token": f"token_id:{t}" if as_ids else self._decode([t]),
+                    "logprob": lp,
+                    "top_logprobs": [],
+                }
                 for t, lp in zip(completion.token_ids, completion.logprobs, strict=True)
             ]
             choice = {

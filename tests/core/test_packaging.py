@@ -15,9 +15,15 @@ PROBE = """
 import importlib.util, json, sys
 import palaestra, palaestra.envs, palaestra.verifiers, palaestra.agents, palaestra.trainers
 import palaestra.sandbox
+
+def installed_here(name):
+    # Other distributions own some of these names (PrimeIntellect's verifiers, the OpenAI
+    # agents SDK) and reach this venv through PYTHONPATH; look only where the wheel installs.
+    import importlib.machinery, site
+    return importlib.machinery.PathFinder.find_spec(name, site.getsitepackages()) is not None
+
 tops = {
-    name: importlib.util.find_spec(name) is not None
-    for name in ("envs", "verifiers", "agents", "trainers", "sandbox")
+    name: installed_here(name) for name in ("envs", "verifiers", "agents", "trainers", "sandbox")
 }
 env = palaestra.make("Arithmetic-v0")
 obs, info = env.reset(seed=0)
