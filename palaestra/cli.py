@@ -442,31 +442,30 @@ def report_command(
     console.print(f"report: {path}", highlight=False, markup=False)
 
 
+COMMANDS_ENTRY_POINT_GROUP = "palaestra.commands"
+"""Entry points naming a Typer app mounted as a subcommand (env families' own tools)."""
+
+
 def _mount_subcommands() -> None:
     from palaestra.serve.cli import register as register_serve
 
     register_serve(app)
-    from palaestra.envs.sql.cli import app as db_app
-
-    app.add_typer(db_app, name="db", help="The SQL envs' local PostgreSQL server.")
     try:
         from palaestra.trainers.cli import register as register_train
     except ImportError:
         pass
     else:
         register_train(app)
-    try:
-        from palaestra.envs.search.cli import app as search_app
-    except ImportError:
-        pass
-    else:
-        app.add_typer(search_app, name="search", help="Search worlds: build an index, serve it.")
-    try:
-        from palaestra.envs.swe.cli import app as swe_app
-    except ImportError:
-        pass
-    else:
-        app.add_typer(swe_app, name="swe", help="SWE tasks (fetch, build, gc, generate).")
+    # Env families bring their own commands (`palaestra db`, `search`, `swe`) through entry
+    # points, as they bring their envs; one whose extra is not installed is left out.
+    from importlib.metadata import entry_points
+
+    for entry in sorted(entry_points(group=COMMANDS_ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            family_app = entry.load()
+        except ImportError:
+            continue
+        app.add_typer(family_app, name=entry.name)
     try:
         from palaestra.sandbox.cli import app as sandbox_app
     except ImportError:

@@ -13,7 +13,13 @@ import typer
 
 from palaestra.envs.search.world import SHIPPED_ARTICLES, SHIPPED_SEED
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+app = typer.Typer(
+    name="search",
+    help="Search worlds: build an index, serve it as a web site.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
 
 ARTICLES_HELP = "Articles in the generated world (the package ships 3000)."
 

@@ -708,7 +708,7 @@ def _call_message(name: str, arguments: dict[str, Any]) -> Message:
         "content": "",
         "tool_calls": [
             {
-                "id": f"call_{name}",
+                "id": "call_0",  # as parsers number the calls of a message
                 "type": "function",
                 "function": {"name": name, "arguments": json.dumps(arguments)},
             }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -37,22 +38,27 @@ print(json.dumps({"file": palaestra.__file__, "tops": tops, "reward": reward, "i
 def wheel(tmp_path_factory, repo_root, subprocess_env) -> Path:
     out = tmp_path_factory.mktemp("dist")
     build_dir = tmp_path_factory.mktemp("build")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "build",
-            "--wheel",
-            "--no-isolation",
-            "--outdir",
-            str(out),
-            str(repo_root),
-        ],
-        check=True,
-        capture_output=True,
-        env=subprocess_env(),
-        cwd=build_dir,
-    )
+    # setuptools stages files in the source tree's build/: xdist workers that build at the
+    # same time take turns (the lock file is in the directory all workers' temp dirs share).
+    lock_path = tmp_path_factory.getbasetemp().parent / "palaestra-wheel.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "build",
+                "--wheel",
+                "--no-isolation",
+                "--outdir",
+                str(out),
+                str(repo_root),
+            ],
+            check=True,
+            capture_output=True,
+            env=subprocess_env(),
+            cwd=build_dir,
+        )
     (built,) = out.glob("palaestra-*.whl")
     return built
 
