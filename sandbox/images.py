@@ -329,7 +329,33 @@ def build_task_image(
             info.mode = 0o755
             tar.addfile(info)
     context.seek(0)
-    output = []
+    build_context(api, tag, context, log)
+    return tag
+
+
+def build_context(
+    api: Any,
+    tag: str,
+    context: io.BytesIO,
+    log: Callable[[str], None] = print,
+    *,
+    timeout_s: float | None = None,
+) -> None:
+    """Builds ``tag`` from a tar build context (its Dockerfile at the root), pulling nothing.
+
+    Args:
+        api: A docker-py low-level API client.
+        tag: The image's tag.
+        context: The tar archive, read from its start.
+        log: Receives one line when the image is built.
+        timeout_s: Seconds the engine may take (None: docker-py's default).
+
+    Raises:
+        InfrastructureError: The build failed or outlasted ``timeout_s``; the message ends
+            with the build's last output.
+    """
+    docker = require("docker", "docker", "building images")
+    output: list[str] = []
     try:
         for chunk in api.build(
             fileobj=context,
@@ -340,14 +366,18 @@ def build_task_image(
             pull=False,
             network_mode="none",
             decode=True,
+            timeout=None if timeout_s is None else int(timeout_s),
         ):
             if "stream" in chunk:
                 output.append(chunk["stream"])
             if "error" in chunk:
                 raise InfrastructureError(
-                    f"building {tag} failed: {chunk['error']}\n{''.join(output)[-4000:]}"
+                    f"building {tag} failed: {chunk['error'].strip()}\n{''.join(output)[-4000:]}"
                 )
+    except InfrastructureError:
+        raise
     except docker.errors.APIError as e:
         raise InfrastructureError(f"building {tag} failed: {e}") from e
+    except Exception as e:  # the engine's read timed out: the build outlasted its budget
+        raise InfrastructureError(f"building {tag} failed or timed out: {e}") from e
     log(f"built {tag}")
-    return tag

@@ -41,7 +41,7 @@ from typing import Any
 
 from palaestra.envs.swe.task import HarborTask, TaskFormatError, sha256_file
 from palaestra.errors import InfrastructureError, require
-from palaestra.sandbox.images import SANDBOX_UID, base_tag
+from palaestra.sandbox.images import SANDBOX_UID, base_tag, build_context
 
 REPOSITORY = "palaestra-swe"
 LABEL = "palaestra.swe"
@@ -288,40 +288,6 @@ def _context(dockerfile: str, files: Mapping[str, bytes], modes: Mapping[str, in
     return buffer
 
 
-def _build(
-    api: Any, tag: str, context: io.BytesIO, log: Log, timeout_s: float, progress: Any = None
-) -> None:
-    docker = require("docker", "docker", "building SWE task images")
-    output: list[str] = []
-    try:
-        for chunk in api.build(
-            fileobj=context,
-            custom_context=True,
-            tag=tag,
-            rm=True,
-            forcerm=True,
-            pull=False,
-            network_mode="none",
-            decode=True,
-            timeout=int(timeout_s),
-        ):
-            if "stream" in chunk:
-                output.append(chunk["stream"])
-                if progress is not None and chunk["stream"].startswith("Step "):
-                    progress(chunk["stream"].strip())
-            if "error" in chunk:
-                raise InfrastructureError(
-                    f"building {tag} failed: {chunk['error'].strip()}\n{''.join(output)[-3000:]}"
-                )
-    except docker.errors.APIError as e:
-        raise InfrastructureError(f"building {tag} failed: {e}") from e
-    except Exception as e:  # the engine's read timed out: the build outlasted its budget
-        if isinstance(e, InfrastructureError):
-            raise
-        raise InfrastructureError(f"building {tag} failed or timed out: {e}") from e
-    log(f"built {tag}")
-
-
 @dataclass(frozen=True)
 class Built:
     """The images of one task.
@@ -394,7 +360,7 @@ def env_layer(
     tag = f"{REPOSITORY}:env-{digest}"
     if _image_id(api, tag) is not None:
         return tag, False
-    _build(api, tag, _context(dockerfile, wheels, {}), log, 600)
+    build_context(api, tag, _context(dockerfile, wheels, {}), log, timeout_s=600)
     return tag, True
 
 
@@ -452,7 +418,9 @@ def build_repo_task(
     tag = f"{REPOSITORY}:inst-{digest}"
     built = [env_tag] if env_built else []
     if _image_id(api, tag) is None:
-        _build(api, tag, _context(dockerfile, files, modes), log, task_build_timeout(task))
+        build_context(
+            api, tag, _context(dockerfile, files, modes), log, timeout_s=task_build_timeout(task)
+        )
         built.append(tag)
     return Built(task.name, tag, {"base": base, "env": env_tag, "instance": tag}, tuple(built))
 
@@ -549,7 +517,13 @@ def build_harbor_task(
     stage = f"{REPOSITORY}:harbor-{digest}"
     built = []
     if _image_id(api, stage) is None:
-        _build(api, stage, _context(dockerfile, context, modes), log, task_build_timeout(task))
+        build_context(
+            api,
+            stage,
+            _context(dockerfile, context, modes),
+            log,
+            timeout_s=task_build_timeout(task),
+        )
         built.append(stage)
     workdir = api.inspect_image(stage)["Config"].get("WorkingDir") or "/work"
     relocate = (
@@ -574,7 +548,7 @@ def build_harbor_task(
     )
     tag = f"{REPOSITORY}:inst-{_digest({'stage': _image_id(api, stage), 'df': final})}"
     if _image_id(api, tag) is None:
-        _build(api, tag, _context(final, {}, {}), log, task_build_timeout(task))
+        build_context(api, tag, _context(final, {}, {}), log, timeout_s=task_build_timeout(task))
         built.append(tag)
     return Built(task.name, tag, {"harbor": stage, "instance": tag}, tuple(built))
 
