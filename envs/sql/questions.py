@@ -322,14 +322,19 @@ def _without_children(rng: np.random.Generator, db: Database) -> _Built:
     ], False
 
 
-def _best_per_group(rng: np.random.Generator, db: Database) -> _Built:
-    choices = [
+def _named_category_measures(db: Database) -> list[tuple[TableSpec, Column, Column]]:
+    """(table, category column, measure column) of every table whose rows have names."""
+    return [
         (t, c, m)
         for t in db.tables
         if _has_name(t)
         for c in _columns(t, "category")
         for m in _measures(t)
     ]
+
+
+def _best_per_group(rng: np.random.Generator, db: Database) -> _Built:
+    choices = _named_category_measures(db)
     if not choices:
         return None
     table, category, measure = _pick(rng, choices)
@@ -348,13 +353,7 @@ def _best_per_group(rng: np.random.Generator, db: Database) -> _Built:
 
 
 def _gap_to_group_average(rng: np.random.Generator, db: Database) -> _Built:
-    choices = [
-        (t, c, m)
-        for t in db.tables
-        if _has_name(t)
-        for c in _columns(t, "category")
-        for m in _measures(t)
-    ]
+    choices = _named_category_measures(db)
     if not choices:
         return None
     table, category, measure = _pick(rng, choices)
