@@ -56,6 +56,33 @@ def subprocess_env():
 
 
 @pytest.fixture(scope="session")
+def tiny_cache(tmp_path_factory) -> Path:
+    """A cache folder of this test run: the tiny pair is built fresh here once.
+
+    pytest-xdist workers share it (the parent of each worker's base temp folder is the
+    run's), and a file lock lets the first worker build while the others wait, instead of
+    each training the same tokenizer on the same corpus.
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / "palaestra-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tokenizer(tiny_cache):
+    """The tiny tokenizer, built fresh once per run (tests/trainers has its own)."""
+    from filelock import FileLock
+
+    from palaestra.agents.tiny import tiny_tokenizer
+
+    with FileLock(str(tiny_cache / "build.lock")):
+        return tiny_tokenizer(cache_dir=tiny_cache)
+
+
+@pytest.fixture(scope="session")
 def repo_root() -> Path:
     """The repository root."""
     return ROOT

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -20,32 +19,6 @@ def _load_server_module():
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
-
-
-@pytest.fixture(scope="session")
-def tiny_cache(tmp_path_factory) -> Path:
-    """A cache folder of this test run: the tiny pair is built fresh here once.
-
-    pytest-xdist workers share it (the parent of each worker's base temp folder is the
-    run's), and a file lock lets the first worker build while the others wait, instead of
-    each training the same tokenizer on the same corpus.
-    """
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent
-    folder = root / "palaestra-cache"
-    folder.mkdir(exist_ok=True)
-    return folder
-
-
-@pytest.fixture(scope="session")
-def tokenizer(tiny_cache):
-    from filelock import FileLock
-
-    from palaestra.agents.tiny import tiny_tokenizer
-
-    with FileLock(str(tiny_cache / "build.lock")):
-        return tiny_tokenizer(cache_dir=tiny_cache)
 
 
 @pytest.fixture(scope="session")
