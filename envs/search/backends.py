@@ -17,6 +17,7 @@ the model reads as an error message.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 import shutil
@@ -161,9 +162,12 @@ class SearchBackend:
         """Releases connections or files (nothing by default)."""
 
 
+_WORD = re.compile(r"\w+")
+
+
 def query_terms(query: str) -> list[str]:
     """The words of a query, lower-cased: query syntax (quotes, ``field:``, ``-``) is text."""
-    return re.findall(r"\w+", query.lower())
+    return _WORD.findall(query.lower())
 
 
 def _tantivy():
@@ -176,7 +180,7 @@ def _tantivy():
     return tantivy
 
 
-_INDEX_VERSION = "1"
+_INDEX_VERSION = "2"
 """Bumped when the on-disk index layout changes, so stale caches are rebuilt."""
 
 
@@ -203,12 +207,16 @@ class LocalIndex(SearchBackend):
             if document.doc_id in self.documents:
                 raise ValueError(f"document id {document.doc_id!r} appears twice in the corpus")
             self.documents[document.doc_id] = document
+        # tantivy knows a document by its position in this list (a fast field, read for all
+        # hits in one call): reading stored documents back cost more than the search itself.
+        self._by_ordinal = list(self.documents.values())
         tantivy = _tantivy()
         builder = tantivy.SchemaBuilder()
-        builder.add_text_field("doc_id", stored=True, tokenizer_name="raw")
+        builder.add_unsigned_field("ordinal", fast=True)
         builder.add_text_field("title", stored=False)
         builder.add_text_field("body", stored=False)
         schema = builder.build()
+        self._tantivy, self._schema = tantivy, schema
         if path is None:
             self._index = tantivy.Index(schema)
             self._write(self._index)
@@ -221,23 +229,27 @@ class LocalIndex(SearchBackend):
     def _write(self, index) -> None:
         tantivy = _tantivy()
         writer = index.writer(heap_size=128_000_000, num_threads=1)
-        for document in self.documents.values():
-            writer.add_document(
-                tantivy.Document(doc_id=document.doc_id, title=document.title, body=document.text)
-            )
+        for ordinal, document in enumerate(self._by_ordinal):
+            entry = tantivy.Document(title=document.title, body=document.text)
+            entry.add_unsigned("ordinal", ordinal)
+            writer.add_document(entry)
         writer.commit()
         writer.wait_merging_threads()
 
     def _open_or_build(self, tantivy, schema, path: Path):
         marker = path / "palaestra-index"
-        if marker.exists() and marker.read_text() == f"{_INDEX_VERSION} {len(self.documents)}":
+        # The ordinals are positions in this corpus: an index of other ids, or of the same
+        # ids in another order, is rebuilt.
+        ids = hashlib.sha256("\n".join(self.documents).encode()).hexdigest()
+        stamp = f"{_INDEX_VERSION} {len(self.documents)} {ids}"
+        if marker.exists() and marker.read_text() == stamp:
             return tantivy.Index.open(str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".building-", dir=path.parent))
         try:
             index = tantivy.Index(schema, path=str(staging))
             self._write(index)
-            (staging / "palaestra-index").write_text(f"{_INDEX_VERSION} {len(self.documents)}")
+            (staging / "palaestra-index").write_text(stamp)
             shutil.rmtree(path, ignore_errors=True)
             try:
                 staging.rename(path)
@@ -252,22 +264,44 @@ class LocalIndex(SearchBackend):
         """The ``k`` best documents by BM25 over titles (boosted) and text."""
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
-        terms = query_terms(query)
-        if not terms:
+        tantivy_query = self._query(query)
+        if tantivy_query is None:
             return []
-        parsed = self._index.parse_query(
-            " ".join(terms), ["title", "body"], field_boosts={"title": TITLE_BOOST}
-        )
         with self._lock:
             # count=False: the total number of matches is never shown, and counting them
             # doubles the cost of a query.
-            found = self._searcher.search(parsed, k, count=False).hits
-            ids = [self._searcher.doc(address)["doc_id"][0] for _, address in found]
+            found = self._searcher.search(tantivy_query, k, count=False).hits
+            addresses = [address for _, address in found]
+            ordinals = self._searcher.fast_field_values("ordinal", addresses)
         hits = []
-        for (score, _), doc_id in zip(found, ids, strict=True):
-            document = self.documents[doc_id]
-            hits.append(Hit(doc_id, document.title, snippet(document.text), float(score)))
+        for (score, _), ordinal in zip(found, ordinals, strict=True):
+            document = self._by_ordinal[ordinal]
+            hits.append(Hit(document.doc_id, document.title, snippet(document.text), float(score)))
         return hits
+
+    def _query(self, query: str):
+        """The tantivy query for ``query``: any of its words in a title (boosted) or the text.
+
+        Built from the words directly, as tantivy's query parser builds it (parsing cost a
+        sixth of a search). None when the query has no words.
+        """
+        terms = query_terms(query)
+        if not terms:
+            return None
+        if "_" in query:
+            # tantivy's tokenizer splits words at "_" and its parser searches the parts as a
+            # phrase ("birth_year" is "birth year"); rare enough to leave to the parser.
+            return self._index.parse_query(
+                " ".join(terms), ["title", "body"], field_boosts={"title": TITLE_BOOST}
+            )
+        tantivy_query, should = self._tantivy.Query, self._tantivy.Occur.Should
+        clauses = []
+        for term in dict.fromkeys(terms):  # the parser counts a repeated word once
+            # "freq", as the parser does: BM25 reads term frequencies, not positions.
+            title = tantivy_query.term_query(self._schema, "title", term, "freq")
+            body = tantivy_query.term_query(self._schema, "body", term, "freq")
+            clauses += [(should, tantivy_query.boost_query(title, TITLE_BOOST)), (should, body)]
+        return tantivy_query.boolean_query(clauses)
 
     def passage(self, hit: Hit) -> str:
         """The document's whole text, as a Search-R1 retrieval server returns it."""
