@@ -81,8 +81,8 @@ class ServeConfig:
         body_timeout_s: An HTTP request body that takes longer than this to arrive gets 408.
         workers: Threads that run sync envs.
         inline_budget_s: Steps of pure game envs (see `INLINE_TAGS`) run on the event loop;
-            one that takes longer than this sends its id's steps to the thread pool for good.
-            None: every env call runs in the thread pool.
+            one that uses more CPU than this, or waits, sends its id's steps to the thread
+            pool for good. None: every env call runs in the thread pool.
         token: Bearer token every request must carry (None: no authentication).
     """
 
