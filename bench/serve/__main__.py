@@ -10,7 +10,10 @@ Rows (all on `GuessNumber-v0`, a light env, so the numbers are the transport's):
     * steps/s: 1, 4 and ``--clients`` WebSocket clients stepping as fast as answers come, against
       `palaestra serve` and against OpenEnv's own server framework (``openenv-core``,
       `bench.serve.openenv_server`) serving the same env, with the same client code and
-      frames (OpenEnv's protocol).
+      frames (OpenEnv's protocol), and the CPU time each server spent per step. A third
+      server answers every frame at once with a canned frame (`bench.serve.canned_server`):
+      its rate is the ceiling the clients and the machine allow, so the note shows the
+      largest ratio any server could reach in that row.
     * Ray pool steps/s with 1, 2 and 3 simulated env nodes (`bench.serve.ray_pool`; skip
       them with ``--no-ray``).
 
@@ -44,6 +47,19 @@ def action(i: int) -> str:
     return f"<guess>{(i * 37) % 64 + 1}</guess>"
 
 
+def run_client(coroutine):
+    """Runs the benchmark's clients, on uvloop where it is installed.
+
+    The clients' own work is part of every round trip and the same for both servers; the
+    leaner it is, the more the rates show the servers' difference.
+    """
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    return uvloop.run(coroutine)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -72,6 +88,12 @@ class Server:
             line = next(li for li in status if li.startswith("VmRSS"))
         return int(line.split()[1]) / 1024
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user and system) the server process has used."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -85,6 +107,11 @@ def palaestra_server(max_sessions: int) -> Server:
     port = free_port()
     command = [sys.executable, "-m", "palaestra.cli", "serve", ENV_ID, "--port", str(port)]
     return Server(command + ["--max-sessions", str(max_sessions)], port)
+
+
+def canned_server() -> Server:
+    port = free_port()
+    return Server([sys.executable, "-m", "bench.serve.canned_server", str(port)], port)
 
 
 def openenv_server(max_sessions: int) -> Server:
@@ -150,7 +177,10 @@ HOLD_DEADLINE_S = 180.0
 async def exchange(socket_, frame: dict) -> dict:
     """Sends one frame and returns the answer (TimeoutError past ``ANSWER_TIMEOUT_S``)."""
     await socket_.send(json.dumps(frame))
-    return json.loads(await asyncio.wait_for(socket_.recv(), ANSWER_TIMEOUT_S))
+    if sys.version_info < (3, 11):
+        return json.loads(await asyncio.wait_for(socket_.recv(), ANSWER_TIMEOUT_S))
+    async with asyncio.timeout(ANSWER_TIMEOUT_S):  # no task per frame, as wait_for makes
+        return json.loads(await socket_.recv())
 
 
 async def steps_per_second(ws_url: str, clients: int, seconds: float) -> tuple[float, str]:
@@ -252,29 +282,52 @@ def main() -> None:
     # Fresh servers for each row (a server wedged by one row must not sink the next), and
     # the servers alternate so that drifting load on the machine hits both alike.
     for clients in sorted({1, 4, args.clients}):
-        rates: dict[str, list[float]] = {"ours": [], "theirs": []}
+        rates: dict[str, list[float]] = {"ours": [], "theirs": [], "canned": []}
+        cpu_per_step: dict[str, list[float]] = {"ours": [], "theirs": [], "canned": []}
         notes: list[str] = []
-        servers = {"ours": palaestra_server(64), "theirs": openenv_server(64)}
+        servers = {
+            "ours": palaestra_server(64),
+            "theirs": openenv_server(64),
+            "canned": canned_server(),
+        }
         urls = {
             "ours": servers["ours"].url.replace("http", "ws") + f"/{ENV_ID}/ws",
             "theirs": servers["theirs"].url.replace("http", "ws") + "/ws",
+            "canned": servers["canned"].url.replace("http", "ws"),
         }
         try:
             for _ in range(2):
-                for key in ("ours", "theirs"):
-                    rate, failed = asyncio.run(steps_per_second(urls[key], clients, args.seconds))
+                for key in ("ours", "theirs", "canned"):
+                    cpu = servers[key].cpu_s()
+                    rate, failed = run_client(steps_per_second(urls[key], clients, args.seconds))
                     rates[key].append(rate)
+                    if rate:
+                        used = servers[key].cpu_s() - cpu
+                        cpu_per_step[key].append(used / (rate * args.seconds))
                     notes += [f"{key}: {failed}"] if failed else []
         finally:
             for server in servers.values():
                 server.stop()
         best_ours, best_theirs = max(rates["ours"]), max(rates["theirs"])
         ratio = f"{best_ours / best_theirs:.1f}x" if best_theirs else "-"
+        best_canned = max(rates["canned"])
+        if best_theirs:
+            ratio += f" (ceiling {best_canned / best_theirs:.1f}x: {best_canned:,.0f}/s canned)"
         table.add_row(
             f"steps/s, {clients} socket{'s' * (clients > 1)} (best of 2)",
             f"{best_ours:,.0f}",
             f"{best_theirs:,.0f}",
             "; ".join([ratio, *notes]),
+        )
+        cpu = {k: f"{min(v) * 1e6:.0f}" if v else "-" for k, v in cpu_per_step.items()}
+        less = ""
+        if cpu_per_step["ours"] and cpu_per_step["theirs"]:
+            less = f"{min(cpu_per_step['theirs']) / min(cpu_per_step['ours']):.1f}x less"
+        table.add_row(
+            f"  server CPU per step, {clients} socket{'s' * (clients > 1)} (us, least of 2)",
+            cpu["ours"],
+            cpu["theirs"],
+            less,
         )
     held: dict[str, str] = {}
     notes = []
@@ -282,7 +335,7 @@ def main() -> None:
         server = start(args.sessions + 16)
         path = f"/{ENV_ID}/ws" if key == "ours" else "/ws"
         try:
-            count, failed = asyncio.run(
+            count, failed = run_client(
                 sessions_held(server.url.replace("http", "ws") + path, args.sessions)
             )
             held[key] = f"{count} ({server.rss_mb():.0f} MB)"

@@ -26,7 +26,11 @@ def create_app(config: ServeConfig | None = None):
 
 
 def serve(config: ServeConfig, *, log_level: str = "warning") -> None:
-    """Serves until interrupted (uvicorn, with the config's size cap on WebSocket frames)."""
+    """Serves until interrupted (uvicorn, with the config's size cap on WebSocket frames).
+
+    WebSocket frames are not compressed (no permessage-deflate): frames are small JSON, and
+    compressing and inflating each one costs both ends more CPU than a step of a light env.
+    """
     from palaestra.errors import require
 
     uvicorn = require("uvicorn", "serve", "palaestra serve")
@@ -35,6 +39,7 @@ def serve(config: ServeConfig, *, log_level: str = "warning") -> None:
         host=config.host,
         port=config.port,
         ws_max_size=config.max_message_bytes,
+        ws_per_message_deflate=False,
         log_level=log_level,
         access_log=False,
     )

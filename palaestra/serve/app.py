@@ -34,6 +34,8 @@ import binascii
 import contextlib
 import hmac
 import json
+import sys
+from collections.abc import Awaitable
 from typing import Annotated, Any
 
 from palaestra.errors import require
@@ -89,6 +91,17 @@ def authorized(header: str | None, token: str | None) -> bool:
     else:
         return False
     return hmac.compare_digest(offered.encode(), token.encode())
+
+
+if sys.version_info >= (3, 11):
+
+    async def _within(awaitable: Awaitable[Any], seconds: float) -> Any:
+        """``asyncio.wait_for`` without the task it creates for every call (this runs per frame)."""
+        async with asyncio.timeout(seconds):
+            return await awaitable
+
+else:  # asyncio.timeout is new in 3.11
+    _within = asyncio.wait_for
 
 
 def _error_response(error: ProtocolError) -> JSONResponse:
@@ -344,7 +357,7 @@ async def _serve_socket(websocket: WebSocket, store: SessionStore, session: Any)
 
     async def send(frame: dict[str, Any]) -> bool:
         try:
-            await asyncio.wait_for(websocket.send_text(json.dumps(frame)), config.send_timeout_s)
+            await _within(websocket.send_text(json.dumps(frame)), config.send_timeout_s)
         except asyncio.TimeoutError:
             return False
         return True

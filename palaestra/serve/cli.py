@@ -28,6 +28,13 @@ def serve_command(
         int, typer.Option(help="Largest WebSocket frame or HTTP body accepted.")
     ] = 8 * 1024 * 1024,
     workers: Annotated[int, typer.Option(help="Threads that run sync envs.")] = 64,
+    inline_budget_ms: Annotated[
+        float,
+        typer.Option(
+            help="Step pure game envs on the event loop while each step uses less CPU than "
+            "this many ms (0: every env call in the thread pool, under the step deadline)."
+        ),
+    ] = 5.0,
     token: Annotated[
         str | None,
         typer.Option(
@@ -50,6 +57,7 @@ def serve_command(
             step_timeout_s=step_timeout,
             max_message_bytes=max_message_bytes,
             workers=workers,
+            inline_budget_s=inline_budget_ms / 1e3 or None,
             token=token or os.environ.get(TOKEN_ENV_VAR) or None,
         )
         from palaestra.serve.sessions import SessionStore

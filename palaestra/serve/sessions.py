@@ -6,11 +6,26 @@ nothing of HTTP or WebSockets (the server in `palaestra.serve.app` calls `Sessio
 for every frame it receives), so another host, such as a Ray actor, can serve the same
 sessions through its own transport.
 
-Every env call runs off the event loop (sync envs in the store's thread pool, natively
-async envs as coroutines) under a deadline. A call that misses it leaves its env behind:
-the step answers with a masked infrastructure error, the next reset makes a new env, and
-the thread stays busy until the hung call returns (Python cannot kill a thread), so the
-pool is sized with room for that.
+Where env calls run, and the invariants that keep other sessions served:
+
+* **Sync envs run in the store's thread pool under a deadline** (``step_timeout_s``):
+  make, reset, call, and the steps of every env that may block. A call that misses the
+  deadline leaves its env behind: the step answers with a masked infrastructure error, the
+  next reset makes a new env, and the thread stays busy until the hung call returns
+  (Python cannot kill a thread), so the pool is sized with room for that.
+* **Natively async envs** are awaited on the event loop, under the same deadline.
+* **Steps of pure game envs run inline, on the event loop, under a budget.** Handing a step
+  to a thread and waking the loop when it is done costs tens of microseconds, more than a
+  game's step (GuessNumber's takes about 20 us), and it is most of what a light env's step
+  costs a server. An id is stepped inline when its registry tags include one of
+  `INLINE_TAGS` and none of `MAY_BLOCK_TAGS` (sandboxes, Docker, tools, network, SQL)
+  and ``inline_budget_s`` is set. Every inline step is timed; one that uses more CPU than
+  the budget, or waits, sends every later step of its id to the thread pool, for the life
+  of the server. The price of inline stepping: while a step runs no other session is
+  served, and the step deadline cannot stop it, so an inline step that never returned
+  would stall the server. Only ids whose steps are bounded pure-Python computations
+  qualify; a server that must survive a buggy game sets ``inline_budget_s=None``
+  (``--inline-budget-ms 0``).
 """
 
 from __future__ import annotations
@@ -19,6 +34,7 @@ import asyncio
 import collections
 import dataclasses
 import difflib
+import logging
 import os
 import secrets
 import time
@@ -31,6 +47,18 @@ from palaestra.errors import ResetNeeded, UnknownArgumentError, UnknownEnvError
 from palaestra.serve import protocol
 from palaestra.serve.protocol import ErrorCode, ProtocolError
 from palaestra.verdict import Verdict
+
+INLINE_TAGS = frozenset({"game"})
+"""Registry tags of ids whose steps are pure-Python state updates, stepped on the event loop."""
+
+MAY_BLOCK_TAGS = frozenset({"needs-docker", "code", "tools", "mcp", "swe", "sql", "search"})
+"""Registry tags of ids whose steps may wait on something (a sandbox, a container, a tool, the
+network, a database): always stepped in the thread pool, under the deadline."""
+
+_log = logging.getLogger(__name__)
+
+INLINE_WAIT_FACTOR = 20
+"""An inline step whose wall time exceeds this many CPU budgets waited on something."""
 
 TOKEN_ENV_VAR = "PALAESTRA_SERVE_TOKEN"
 """The environment variable `palaestra serve` and remote envs read the bearer token from."""
@@ -52,6 +80,9 @@ class ServeConfig:
         send_timeout_s: A client that does not read an answer for this long is disconnected.
         body_timeout_s: An HTTP request body that takes longer than this to arrive gets 408.
         workers: Threads that run sync envs.
+        inline_budget_s: Steps of pure game envs (see `INLINE_TAGS`) run on the event loop;
+            one that uses more CPU than this, or waits, sends its id's steps to the thread
+            pool for good. None: every env call runs in the thread pool.
         token: Bearer token every request must carry (None: no authentication).
     """
 
@@ -65,6 +96,7 @@ class ServeConfig:
     send_timeout_s: float = 30.0
     body_timeout_s: float = 30.0
     workers: int = 64
+    inline_budget_s: float | None = 0.005
     token: str | None = None
 
     def __post_init__(self) -> None:
@@ -78,6 +110,10 @@ class ServeConfig:
         for name in ("step_timeout_s", "send_timeout_s", "body_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
+        if self.inline_budget_s is not None and not self.inline_budget_s > 0:
+            raise ValueError(
+                f"inline_budget_s must be positive or None, got {self.inline_budget_s!r}"
+            )
         if self.idle_timeout_s is not None and not self.idle_timeout_s > 0:
             raise ValueError(f"idle_timeout_s must be positive or None, got {self.idle_timeout_s}")
         if self.token is not None and len(self.token) < 8:
@@ -231,11 +267,14 @@ class Session:
         env = self.env
         started = time.monotonic()
         try:
-            out = await self.store.run(
-                "step",
-                lambda: env.step(action),
-                (lambda: env.astep(action)) if self.native else None,
-            )
+            if not self.native and self.store.steps_inline(self.env_id):
+                out = self.store.run_inline(self.env_id, lambda: env.step(action))
+            else:
+                out = await self.store.run(
+                    "step",
+                    lambda: env.step(action),
+                    (lambda: env.astep(action)) if self.native else None,
+                )
         except _Hung as e:
             self.lost = str(e)
             self.step_count += 1
@@ -313,6 +352,7 @@ class SessionStore:
             else None
         )
         self._pending = 0
+        self._inline: dict[str, bool] = {}
         self._executor = ThreadPoolExecutor(config.workers, thread_name_prefix="palaestra-serve")
         self._reaper: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -424,6 +464,45 @@ class SessionStore:
         except asyncio.TimeoutError:
             reason = f"{what} took longer than the server's deadline of {deadline:g} s"
             raise _Hung(reason) from None
+
+    def steps_inline(self, env_id: str) -> bool:
+        """Whether the steps of ``env_id`` run on the event loop (see the module docstring)."""
+        inline = self._inline.get(env_id)
+        if inline is None:
+            import palaestra
+
+            tags = set(palaestra.registry.resolve(env_id).tags)
+            inline = (
+                self.config.inline_budget_s is not None
+                and bool(tags & INLINE_TAGS)
+                and not tags & MAY_BLOCK_TAGS
+            )
+            self._inline[env_id] = inline
+        return inline
+
+    def run_inline(self, env_id: str, call: Callable[[], Any]) -> Any:
+        """Runs ``call`` on the event loop; over the budget, ``env_id`` leaves the loop for good.
+
+        The budget is on the CPU time the step used: time the OS gave to other processes
+        while the step ran is not the env's doing. A step that waits instead (sleep, I/O)
+        uses little CPU, so a wall time of `INLINE_WAIT_FACTOR` budgets also counts as over.
+        """
+        budget = self.config.inline_budget_s
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            return call()
+        finally:
+            wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+            if cpu > budget or wall > INLINE_WAIT_FACTOR * budget:
+                self._inline[env_id] = False
+                _log.warning(
+                    "a step of %s took %.1f ms (%.1f ms of CPU), over the %.1f ms inline "
+                    "budget: its steps run in the thread pool from now on",
+                    env_id,
+                    wall * 1e3,
+                    cpu * 1e3,
+                    budget * 1e3,
+                )
 
     def get(self, session_id: str) -> Session:
         """The open session ``session_id``.
