@@ -31,8 +31,9 @@ def serve_command(
     inline_budget_ms: Annotated[
         float,
         typer.Option(
-            help="Step pure game envs on the event loop while each step uses less CPU than "
-            "this many ms (0: every env call in the thread pool, under the step deadline)."
+            help="Step and reset pure game envs on the event loop while each call uses less "
+            "CPU than this many ms (0: every env call in the thread pool, under the step "
+            "deadline)."
         ),
     ] = 5.0,
     token: Annotated[

@@ -9,23 +9,26 @@ sessions through its own transport.
 Where env calls run, and the invariants that keep other sessions served:
 
 * **Sync envs run in the store's thread pool under a deadline** (``step_timeout_s``):
-  make, reset, call, and the steps of every env that may block. A call that misses the
+  make, call, and the resets and steps of every env that may block. A call that misses the
   deadline leaves its env behind: the step answers with a masked infrastructure error, the
   next reset makes a new env, and the thread stays busy until the hung call returns
   (Python cannot kill a thread), so the pool is sized with room for that.
 * **Natively async envs** are awaited on the event loop, under the same deadline.
-* **Steps of pure game envs run inline, on the event loop, under a budget.** Handing a step
-  to a thread and waking the loop when it is done costs tens of microseconds, more than a
-  game's step (GuessNumber's takes about 20 us), and it is most of what a light env's step
-  costs a server. An id is stepped inline when its registry tags include one of
-  `INLINE_TAGS` and none of `MAY_BLOCK_TAGS` (sandboxes, Docker, tools, network, SQL)
-  and ``inline_budget_s`` is set. Every inline step is timed; one that uses more CPU than
-  the budget, or waits, sends every later step of its id to the thread pool, for the life
-  of the server. The price of inline stepping: while a step runs no other session is
-  served, and the step deadline cannot stop it, so an inline step that never returned
-  would stall the server. Only ids whose steps are bounded pure-Python computations
-  qualify; a server that must survive a buggy game sets ``inline_budget_s=None``
-  (``--inline-budget-ms 0``).
+* **Steps and resets of pure game envs run inline, on the event loop, under a budget.**
+  Handing a call to a thread and waking the loop when it is done costs tens of
+  microseconds of CPU (two thread wake-ups and a write to the loop's wake-up pipe), more
+  than a game's step (GuessNumber's takes about 20 us), and it is most of what a light
+  env's step costs a server; short games reset every few steps, so their resets count
+  too. An id runs inline when its registry tags include one of `INLINE_TAGS` and none of
+  `MAY_BLOCK_TAGS` (sandboxes, Docker, tools, network, SQL) and ``inline_budget_s`` is
+  set. Every inline call is timed; a step that uses more CPU than the budget, or waits,
+  sends every later step of its id to the thread pool, for the life of the server, and a
+  reset over the budget does the same for its id's resets (a game may build its puzzle in
+  reset and still step in microseconds). The price of running inline: while a call runs
+  no other session is served, and the deadline cannot stop it, so an inline call that
+  never returned would stall the server. Only ids whose steps and resets are bounded
+  pure-Python computations qualify; a server that must survive a buggy game sets
+  ``inline_budget_s=None`` (``--inline-budget-ms 0``).
 """
 
 from __future__ import annotations
@@ -80,9 +83,10 @@ class ServeConfig:
         send_timeout_s: A client that does not read an answer for this long is disconnected.
         body_timeout_s: An HTTP request body that takes longer than this to arrive gets 408.
         workers: Threads that run sync envs.
-        inline_budget_s: Steps of pure game envs (see `INLINE_TAGS`) run on the event loop;
-            one that uses more CPU than this, or waits, sends its id's steps to the thread
-            pool for good. None: every env call runs in the thread pool.
+        inline_budget_s: Steps and resets of pure game envs (see `INLINE_TAGS`) run on the
+            event loop; a step that uses more CPU than this, or waits, sends its id's steps
+            to the thread pool for good (a reset, its resets). None: every env call runs in
+            the thread pool.
         token: Bearer token every request must carry (None: no authentication).
     """
 
@@ -178,6 +182,7 @@ class Session:
         env_id: The served id.
         kwargs: The arguments the env was made with.
         ephemeral: Closed when its socket closes (OpenEnv clients, who cannot reconnect).
+        native: Whether the env is natively async (awaited on the loop, not in a thread).
     """
 
     def __init__(self, store: SessionStore, env_id: str, kwargs: dict[str, Any], ephemeral: bool):
@@ -185,6 +190,7 @@ class Session:
         self.env_id, self.kwargs, self.ephemeral = env_id, kwargs, ephemeral
         self.store = store
         self.env: Env | None = None
+        self.native = False
         self.lost: str | None = None
         self.episode_id: str | None = None
         self.step_count = 0
@@ -195,13 +201,9 @@ class Session:
         self._lock = asyncio.Lock()
         self._last: tuple[int, tuple[str, dict[str, Any]]] | None = None
 
-    @property
-    def native(self) -> bool:
-        """Whether the env is natively async (driven on the loop, not in a thread)."""
-        return self.env is not None and _is_native_async(self.env)
-
     async def _make_env(self) -> None:
         self.env, self.lost = await self.store.make_env(self.env_id, self.kwargs), None
+        self.native = _is_native_async(self.env)
 
     async def handle(
         self, kind: str, data: Any, request_id: int | None = None
@@ -245,11 +247,16 @@ class Session:
             await self._make_env()
         env = self.env
         try:
-            observation, info = await self.store.run(
-                "reset",
-                lambda: env.reset(seed=seed, options=options),
-                (lambda: env.areset(seed=seed, options=options)) if self.native else None,
-            )
+            if not self.native and self.store.runs_inline(self.env_id, "reset"):
+                observation, info = self.store.run_inline(
+                    self.env_id, "reset", lambda: env.reset(seed=seed, options=options)
+                )
+            else:
+                observation, info = await self.store.run(
+                    "reset",
+                    lambda: env.reset(seed=seed, options=options),
+                    (lambda: env.areset(seed=seed, options=options)) if self.native else None,
+                )
         except _Hung as e:
             self.lost = str(e)
             raise ProtocolError(ErrorCode.EXECUTION_ERROR, str(e)) from None
@@ -267,8 +274,8 @@ class Session:
         env = self.env
         started = time.monotonic()
         try:
-            if not self.native and self.store.steps_inline(self.env_id):
-                out = self.store.run_inline(self.env_id, lambda: env.step(action))
+            if not self.native and self.store.runs_inline(self.env_id, "step"):
+                out = self.store.run_inline(self.env_id, "step", lambda: env.step(action))
             else:
                 out = await self.store.run(
                     "step",
@@ -352,7 +359,7 @@ class SessionStore:
             else None
         )
         self._pending = 0
-        self._inline: dict[str, bool] = {}
+        self._inline: dict[tuple[str, str], bool] = {}
         self._executor = ThreadPoolExecutor(config.workers, thread_name_prefix="palaestra-serve")
         self._reaper: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -465,9 +472,12 @@ class SessionStore:
             reason = f"{what} took longer than the server's deadline of {deadline:g} s"
             raise _Hung(reason) from None
 
-    def steps_inline(self, env_id: str) -> bool:
-        """Whether the steps of ``env_id`` run on the event loop (see the module docstring)."""
-        inline = self._inline.get(env_id)
+    def runs_inline(self, env_id: str, what: str) -> bool:
+        """Whether ``what`` (``"step"`` or ``"reset"``) of ``env_id`` runs on the event loop.
+
+        See the module docstring.
+        """
+        inline = self._inline.get((env_id, what))
         if inline is None:
             import palaestra
 
@@ -477,15 +487,15 @@ class SessionStore:
                 and bool(tags & INLINE_TAGS)
                 and not tags & MAY_BLOCK_TAGS
             )
-            self._inline[env_id] = inline
+            self._inline[env_id, what] = inline
         return inline
 
-    def run_inline(self, env_id: str, call: Callable[[], Any]) -> Any:
-        """Runs ``call`` on the event loop; over the budget, ``env_id`` leaves the loop for good.
+    def run_inline(self, env_id: str, what: str, call: Callable[[], Any]) -> Any:
+        """Runs ``call`` on the event loop; over the budget, ``what`` of ``env_id`` leaves it.
 
-        The budget is on the CPU time the step used: time the OS gave to other processes
-        while the step ran is not the env's doing. A step that waits instead (sleep, I/O)
-        uses little CPU, so a wall time of `INLINE_WAIT_FACTOR` budgets also counts as over.
+        The budget is on the CPU time the call used: time the OS gave to other processes
+        while it ran is not the env's doing. A call that waits instead (sleep, I/O) uses
+        little CPU, so a wall time of `INLINE_WAIT_FACTOR` budgets also counts as over.
         """
         budget = self.config.inline_budget_s
         wall, cpu = time.perf_counter(), time.thread_time()
@@ -494,14 +504,16 @@ class SessionStore:
         finally:
             wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
             if cpu > budget or wall > INLINE_WAIT_FACTOR * budget:
-                self._inline[env_id] = False
+                self._inline[env_id, what] = False
                 _log.warning(
-                    "a step of %s took %.1f ms (%.1f ms of CPU), over the %.1f ms inline "
-                    "budget: its steps run in the thread pool from now on",
+                    "a %s of %s took %.1f ms (%.1f ms of CPU), over the %.1f ms inline "
+                    "budget: its %ss run in the thread pool from now on",
+                    what,
                     env_id,
                     wall * 1e3,
                     cpu * 1e3,
                     budget * 1e3,
+                    what,
                 )
 
     def get(self, session_id: str) -> Session:

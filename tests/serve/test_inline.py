@@ -1,4 +1,5 @@
-"""Where steps run: pure game envs on the event loop under a budget, everything else in threads."""
+"""Where env calls run: steps and resets of pure game envs on the event loop under a budget,
+everything else in threads."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ class WhereEnv(EchoEnv):
     """Records, for every step, whether it ran on the server's event loop."""
 
     on_loop: list[bool] = []
+    resets_on_loop: list[bool] = []
+
+    def _reset(self, options):
+        WhereEnv.resets_on_loop.append(_on_the_loop())
+        return super()._reset(options)
 
     def _step(self, action):
         WhereEnv.on_loop.append(_on_the_loop())
@@ -56,10 +62,25 @@ class WaitsOnce(WhereEnv):
         return super()._step(action)
 
 
+class ResetBurnsCpuOnce(WhereEnv):
+    """Its first reset computes for 20 ms of CPU time (a game building its puzzle)."""
+
+    burned = False
+
+    def _reset(self, options):
+        if not ResetBurnsCpuOnce.burned:
+            ResetBurnsCpuOnce.burned = True
+            start = time.thread_time()
+            while time.thread_time() - start < 0.02:
+                pass
+        return super()._reset(options)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_records():
     WhereEnv.on_loop = []
-    BurnsCpuOnce.burned = WaitsOnce.waited = False
+    WhereEnv.resets_on_loop = []
+    BurnsCpuOnce.burned = WaitsOnce.waited = ResetBurnsCpuOnce.burned = False
 
 
 def _play(url: str, env_id: str, episodes: int) -> None:
@@ -79,18 +100,19 @@ def test_game_steps_run_on_the_loop_and_others_in_threads(serve, registered):
     tool = registered("ServeToolGame-v0", WhereEnv, tags=("game", "tools"))
     server = serve(env_ids=(game, task, tool))
     _play(server.url, game, 2)
-    assert WhereEnv.on_loop == [True, True]
+    assert WhereEnv.on_loop == WhereEnv.resets_on_loop == [True, True]
     WhereEnv.on_loop = []
+    WhereEnv.resets_on_loop = []
     _play(server.url, task, 1)
     _play(server.url, tool, 1)  # a tag that may block wins over "game"
-    assert WhereEnv.on_loop == [False, False]
+    assert WhereEnv.on_loop == WhereEnv.resets_on_loop == [False, False]
 
 
 def test_no_budget_runs_every_step_in_a_thread(serve, registered):
     game = registered("ServeGame-v0", WhereEnv, tags=("game",))
     server = serve(env_ids=(game,), inline_budget_s=None)
     _play(server.url, game, 2)
-    assert WhereEnv.on_loop == [False, False]
+    assert WhereEnv.on_loop == WhereEnv.resets_on_loop == [False, False]
 
 
 @pytest.mark.parametrize("env", [BurnsCpuOnce, WaitsOnce], ids=["cpu", "wait"])
@@ -100,10 +122,20 @@ def test_a_step_over_the_budget_sends_its_id_to_the_thread_pool(serve, registere
     server = serve(env_ids=(game, other), inline_budget_s=0.001)
     _play(server.url, game, 3)
     assert WhereEnv.on_loop == [True, False, False]
-    assert server.store.steps_inline(game) is False
+    assert server.store.runs_inline(game, "step") is False
     WhereEnv.on_loop = []
     _play(server.url, other, 1)  # other ids stay on the loop
     assert WhereEnv.on_loop == [True]
+
+
+def test_a_reset_over_the_budget_sends_only_resets_to_the_thread_pool(serve, registered):
+    game = registered("ServeSlowResetGame-v0", ResetBurnsCpuOnce, tags=("game",))
+    server = serve(env_ids=(game,), inline_budget_s=0.001)
+    _play(server.url, game, 3)
+    assert WhereEnv.resets_on_loop == [True, False, False]
+    assert WhereEnv.on_loop == [True, True, True]  # its steps stay on the loop
+    assert server.store.runs_inline(game, "reset") is False
+    assert server.store.runs_inline(game, "step") is True
 
 
 def test_the_budget_must_be_positive():
