@@ -129,7 +129,10 @@ class MultiAgentEnv:
         """The agents that owe a move now (empty when the game is over)."""
         if self._over:
             return ()
-        return tuple(a for a in self._to_move() if a not in self._pending)
+        to_move = self._to_move()
+        if not self._pending:  # always so in turn-based games
+            return to_move
+        return tuple(a for a in to_move if a not in self._pending)
 
     @property
     def turn(self) -> int:
