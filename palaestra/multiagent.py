@@ -231,18 +231,18 @@ class MultiAgentEnv:
         return self._outputs(texts, parts, infos, verdicts)
 
     def _outputs(self, texts, parts, infos, verdicts):
-        observations = {
-            a: [user("\n".join(texts[a]))] if texts[a] else [] for a in self.possible_agents
-        }
-        rewards = {a: float(sum(parts[a].values())) for a in self.possible_agents}
+        observations, rewards = {}, {}
         over = verdicts is not None
         acting = self.acting
         for agent in self.possible_agents:
+            observations[agent] = [user("\n".join(texts[agent]))] if texts[agent] else []
+            agent_parts = {k: float(v) for k, v in parts[agent].items()}
+            rewards[agent] = float(sum(agent_parts.values()))
             info = infos[agent]
             info.update(
                 status="ok",
                 mask=False,
-                reward_parts={k: float(v) for k, v in parts[agent].items()},
+                reward_parts=agent_parts,
                 turn=self._turn,
                 to_move=agent in acting,
             )
