@@ -85,6 +85,10 @@ class MultiAgentEnv:
     """
 
     possible_agents: ClassVar[tuple[str, ...]] = ("player_0", "player_1")
+    observers: tuple[str, ...] | None = None
+    """The seats whose messages the game writes (None: every seat). `VsOpponent` keeps only
+    the learner's: its built-in opponents read the game, not text, so the others' boards
+    would be drawn for no one."""
     opponents: ClassVar[dict[str, Opponent]] = {}
     state_attrs: ClassVar[tuple[str, ...]] = ()
     invalid_action_penalty: ClassVar[float] = INVALID_ACTION_PENALTY
@@ -125,7 +129,10 @@ class MultiAgentEnv:
         """The agents that owe a move now (empty when the game is over)."""
         if self._over:
             return ()
-        return tuple(a for a in self._to_move() if a not in self._pending)
+        to_move = self._to_move()
+        if not self._pending:  # always so in turn-based games
+            return to_move
+        return tuple(a for a in to_move if a not in self._pending)
 
     @property
     def turn(self) -> int:
@@ -145,9 +152,9 @@ class MultiAgentEnv:
         self._pending = {}
         texts = self._reset(dict(options or {}))
         observations = {a: [user(texts[a])] if texts.get(a) else [] for a in self.possible_agents}
+        acting = self.acting
         infos = {
-            a: {"status": "ok", "mask": False, "to_move": a in self.acting}
-            for a in self.possible_agents
+            a: {"status": "ok", "mask": False, "to_move": a in acting} for a in self.possible_agents
         }
         return observations, infos
 
@@ -224,18 +231,18 @@ class MultiAgentEnv:
         return self._outputs(texts, parts, infos, verdicts)
 
     def _outputs(self, texts, parts, infos, verdicts):
-        observations = {
-            a: [user("\n".join(texts[a]))] if texts[a] else [] for a in self.possible_agents
-        }
-        rewards = {a: float(sum(parts[a].values())) for a in self.possible_agents}
+        observations, rewards = {}, {}
         over = verdicts is not None
         acting = self.acting
         for agent in self.possible_agents:
+            observations[agent] = [user("\n".join(texts[agent]))] if texts[agent] else []
+            agent_parts = {k: float(v) for k, v in parts[agent].items()}
+            rewards[agent] = float(sum(agent_parts.values()))
             info = infos[agent]
             info.update(
                 status="ok",
                 mask=False,
-                reward_parts={k: float(v) for k, v in parts[agent].items()},
+                reward_parts=agent_parts,
                 turn=self._turn,
                 to_move=agent in acting,
             )
@@ -267,6 +274,10 @@ class MultiAgentEnv:
 
     forfeit_rewards: ClassVar[tuple[float, float]] = (1.0, -1.0)
     """Outcome reward of (the other agents, the forfeiting agent)."""
+
+    def watched(self) -> tuple[str, ...]:
+        """The seats whose messages the game writes (`observers`, or every seat)."""
+        return self.possible_agents if self.observers is None else self.observers
 
     # --- to implement -----------------------------------------------------------------------------
 
@@ -407,6 +418,7 @@ class VsOpponent(Env):
             self.seat = self.game.possible_agents[
                 int(self.np_random.integers(len(self.game.possible_agents)))
             ]
+        self.game.observers = (self.seat,)
         observations, _ = self.game.reset(options=options)
         texts = [m["content"] for m in observations[self.seat]]
         # The opponents' opening moves pay the learner nothing: its return starts with its
@@ -417,9 +429,11 @@ class VsOpponent(Env):
     def _run_opponents(self, texts: list[str], parts: dict[str, float]) -> Info:
         """Plays the opponents until the learner must act or the game ends."""
         info: Info = {}
-        while self.game.acting and self.seat not in self.game.acting:
-            moves = {agent: self.opponent(self.game, agent) for agent in self.game.acting}
+        acting = self.game.acting
+        while acting and self.seat not in acting:
+            moves = {agent: self.opponent(self.game, agent) for agent in acting}
             info = self._absorb(self.game._advance({}, moves), texts, parts)
+            acting = self.game.acting
         return info
 
     def _absorb(self, out, texts: list[str], parts: dict[str, float]) -> Info:
@@ -492,6 +506,7 @@ class VsOpponent(Env):
         self.game.np_random = self.np_random
         self.game.set_state(state["game"])
         self.seat = state["seat"]
+        self.game.observers = (self.seat,)
         for name, value in copy.deepcopy(state["env"]).items():
             setattr(self, name, value)
         self._turn, self._over, self._started, self._invalid_count = state["counters"]

@@ -47,10 +47,9 @@ class TurnBasedGame(MultiAgentEnv):
             raise ValueError(f"{type(self).__name__}.reset takes no options, got {sorted(options)}")
         self.start()
         first = self.possible_agents[self.mover]
-        views = self.views()
         texts = {}
-        for agent in self.possible_agents:
-            text = f"{self.rules}\nYou are {self.seat_name(agent)}.\n\n{views[agent]}"
+        for agent, view in self.views().items():
+            text = f"{self.rules}\nYou are {self.seat_name(agent)}.\n\n{view}"
             texts[agent] = text + (
                 "\nYour move." if agent == first else "\nYour opponent moves first."
             )
@@ -64,18 +63,17 @@ class TurnBasedGame(MultiAgentEnv):
         other = self.possible_agents[1 - self.mover]
         note = self.apply(agent, moves[agent])
         parts = self.round_parts(agent)
-        messages = {agent: f"You played {note}.", other: f"Your opponent played {note}."}
+        said = {agent: f"You played {note}.", other: f"Your opponent played {note}."}
+        messages = {seat: said[seat] for seat in self.watched()}
         ended = self.result()
         if ended is not None:
             winner, reason = ended
             win, draw, loss = self.outcome_rewards
-            views = self.views()
             for seat in self.possible_agents:
                 value = draw if winner is None else win if seat == winner else loss
                 parts.setdefault(seat, {})["outcome"] = value
-                messages[seat] += (
-                    f"\n{views[seat]}\nGame over: {self._describe(seat, winner, reason)}"
-                )
+            for seat, view in self.views().items():
+                messages[seat] += f"\n{view}\nGame over: {self._describe(seat, winner, reason)}"
             verdicts = win_loss_verdicts(
                 self.possible_agents,
                 winner,
@@ -86,17 +84,23 @@ class TurnBasedGame(MultiAgentEnv):
             return Round(messages, parts, verdicts)
         self.mover = self.next_mover()
         nxt = self.possible_agents[self.mover]
-        messages[nxt] += f"\n{self.view(nxt)}\nYour move."
-        if self.possible_agents[self.mover] == agent:
-            messages[agent] += " Your opponent has no legal move and passes."
-            messages[other] += " You have no legal move and pass."
+        if nxt in messages:
+            messages[nxt] += f"\n{self.view(nxt)}\nYour move."
+        if nxt == agent:
+            passes = {
+                agent: " Your opponent has no legal move and passes.",
+                other: " You have no legal move and pass.",
+            }
+            for seat in messages:
+                messages[seat] += passes[seat]
         return Round(messages, parts)
 
     def views(self) -> dict[str, str]:
-        """The board as each seat sees it."""
+        """The board as each watched seat (`watched`) sees it."""
+        seats = self.watched()
         if self.public_board:
-            return dict.fromkeys(self.possible_agents, self.view(self.possible_agents[0]))
-        return {agent: self.view(agent) for agent in self.possible_agents}
+            return dict.fromkeys(seats, self.view(seats[0]))
+        return {agent: self.view(agent) for agent in seats}
 
     @staticmethod
     def _describe(seat: str, winner: str | None, reason: str) -> str:

@@ -51,8 +51,8 @@ from __future__ import annotations
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import VsOpponent
 
-from ._common import check_int, check_level, column_label, framed, level_value, parse_cell
-from ._twoplayer import TurnBasedGame, pick
+from ._common import check_int, check_level, column_label, level_value, parse_cell
+from ._twoplayer import TurnBasedGame, board_picture, pick
 
 PROGRESS_REWARD = 0.5
 WIN_REWARD = 0.5
@@ -199,11 +199,8 @@ class Battleship(TurnBasedGame):
             own[cell] = "S"
         for cell in self.shots[1 - me]:
             own[cell] = "X" if cell in own_cells else "o"
-        return f"Target grid:\n{framed(self._rows(target))}\nYour fleet:\n{framed(self._rows(own))}"
-
-    def _rows(self, cells: list[str]) -> list[list[str]]:
-        """The grid's rows, from its cells' marks in reading order."""
-        return [cells[r * self.size : (r + 1) * self.size] for r in range(self.size)]
+        grid = board_picture(self.size, self.size)
+        return f"Target grid:\n{grid.format(*target)}\nYour fleet:\n{grid.format(*own)}"
 
     def legal_moves(self, agent: str) -> list[int]:
         """The cells the agent has not fired at."""

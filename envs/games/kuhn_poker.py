@@ -178,7 +178,7 @@ class KuhnPoker(MultiAgentEnv):
             "Reply with one action per turn: <move>check</move>, <move>bet</move>, "
             "<move>call</move> or <move>fold</move>."
         )
-        return {agent: f"{rules}\n\n{self._hand_text(agent)}" for agent in self.possible_agents}
+        return {agent: f"{rules}\n\n{self._hand_text(agent)}" for agent in self.watched()}
 
     def _hand_text(self, agent: str) -> str:
         seat = self.possible_agents.index(agent)

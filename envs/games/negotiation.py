@@ -211,7 +211,8 @@ class Negotiation(MultiAgentEnv):
         self.coins = rng.random(self.turns).tolist()
         self.turn_index, self.standing, self.deal = 0, None, None
         texts = {}
-        for seat, agent in enumerate(self.possible_agents):
+        for agent in self.watched():
+            seat = self.possible_agents.index(agent)
             own = ", ".join(f"{k} {v}" for k, v in zip(KINDS, self.values[seat], strict=True))
             texts[agent] = (
                 f"Negotiation. The pool: {describe(self.pool)}. Your values per item: {own} "

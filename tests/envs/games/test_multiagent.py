@@ -123,6 +123,27 @@ def test_vs_opponent_accepts_any_policy_and_seat():
     assert palaestra.check_env(env, cross_process=False).ok
 
 
+@pytest.mark.parametrize("env_id", ["TicTacToe-v0", "Othello-v0", "Battleship-v0"])
+def test_vs_opponent_writes_only_the_learners_messages(env_id):
+    # A built-in opponent reads the game, so the game draws no board for its seat; the
+    # learner sees what the multi-agent form shows that seat.
+    def first_legal(game, agent):
+        return game.legal_moves(agent)[0]
+
+    env = VsOpponent(make(env_id), first_legal, seat="second")
+    observation, _ = env.reset(seed=3)
+    assert env.game.watched() == ("player_1",)
+    game = make(env_id)
+    assert game.watched() == game.possible_agents
+    openings, _ = game.reset(seed=3)
+    assert openings["player_0"] and openings["player_1"]
+    move = game.move_text("player_0", first_legal(game, "player_0"))
+    replies, *_ = game.step({"player_0": move})
+    assert observation[0]["content"] == "\n".join(
+        [openings["player_1"][0]["content"], replies["player_1"][0]["content"]]
+    )
+
+
 def test_make_refuses_single_player_ids():
     with pytest.raises(ValueError, match="not a multi-agent game"):
         make("Sokoban-v0")
