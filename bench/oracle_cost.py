@@ -1,5 +1,6 @@
 """What the oracle costs: CPU seconds per oracle episode, per id and level, and the total of the
-slow test that plays 1,000 seeds at every level (tests/envs/test_oracle_seeds.py).
+slow test that plays 1,000 seeds at every level (tests/envs/test_oracle_seeds.py, which
+picks its seed counts for CI from these numbers).
 
     python -m bench.oracle_cost [--seeds 20] [--levels 1,5,10] [--only Othello,Sudoku]
 
@@ -27,13 +28,16 @@ BUDGET_CPU_S = 40 * 60  # the CI time left for the slow test: 20 min wall on 2 w
 
 
 def oracle_ids() -> list[str]:
-    """Every game id and every task id, as the slow test plays them."""
-    ids = [spec.id for spec in palaestra.list_envs("game")]
+    """The newest version of every game and task, as the slow test plays them."""
+    specs = list(palaestra.list_envs("game"))
     for spec in palaestra.list_envs():
         factory = load_entry_point(spec.entry_point)
         if isinstance(factory, type) and issubclass(factory, TaskEnv):
-            ids.append(spec.id)
-    return ids
+            specs.append(spec)
+    newest = {}
+    for spec in sorted(specs, key=lambda s: s.version):
+        newest[spec.name] = spec.id
+    return list(newest.values())
 
 
 def episode_seconds(env_id: str, level: int, seeds: int) -> float:
