@@ -42,6 +42,7 @@ Version history:
 
 from __future__ import annotations
 
+import functools
 import heapq
 from typing import Any
 
@@ -71,6 +72,20 @@ LEVELS = ((3, 6), (3, 10), (3, 14), (3, 20), (3, 30), (4, 16), (4, 24), (4, 32),
 
 # A tile that slides "up" comes from below the gap, and so on.
 _SOURCE = {"up": (1, 0), "down": (-1, 0), "left": (0, 1), "right": (0, -1)}
+
+
+# A search meets the same few thousand lines of tiles again and again.
+@functools.lru_cache(maxsize=1 << 16)
+def line_conflicts(cells: tuple[int, ...], line: int, vertical: bool, size: int) -> int:
+    """Two moves per pair of tiles of row (or column) ``line`` in it but in reverse order.
+
+    ``cells`` holds the line's tiles (0 for the gap).
+    """
+    if vertical:
+        goals = [(t - 1) // size for t in cells if t and (t - 1) % size == line]
+    else:
+        goals = [(t - 1) % size for t in cells if t and (t - 1) // size == line]
+    return 2 * sum(a > b for i, a in enumerate(goals) for b in goals[i + 1 :])
 
 
 class SlidingPuzzleEnv(GameEnv):
@@ -204,12 +219,8 @@ class SlidingPuzzleEnv(GameEnv):
     def _conflicts(self, tiles: tuple[int, ...], line: int, vertical: bool) -> int:
         """Two moves per pair of tiles in their goal row (or column) ``line``, in reverse order."""
         size = self.size
-        if vertical:
-            goals = [(t - 1) // size for t in tiles[line::size] if t and (t - 1) % size == line]
-        else:
-            row = tiles[line * size : (line + 1) * size]
-            goals = [(t - 1) % size for t in row if t and (t - 1) // size == line]
-        return 2 * sum(a > b for i, a in enumerate(goals) for b in goals[i + 1 :])
+        cells = tiles[line::size] if vertical else tiles[line * size : (line + 1) * size]
+        return line_conflicts(cells, line, vertical, size)
 
     def _heuristic_after(self, tiles: tuple[int, ...], after: tuple[int, ...], h: int) -> int:
         """`_heuristic` of ``after``, one move from ``tiles`` whose heuristic is ``h``.
