@@ -6,9 +6,10 @@ there. Each (id, level) is its own case so pytest-xdist spreads them.
 
 What it costs (``python -m bench.oracle_cost``): 1,000 seeds of every id at every level take
 about 6,400 CPU-seconds, and CI has about 2,400 to spare. So by default the ids with
-expensive oracle episodes play their first `CI_SEEDS` seeds (each such id then costs about
-50 CPU-seconds; the default run about 1,600); ``PALAESTRA_ORACLE_SEEDS=all`` plays 1,000
-seeds of every id (the full check; about 55 minutes on 2 workers).
+expensive oracle episodes play their first `CI_SEEDS` seeds (each such id then costs at most
+about 50 CPU-seconds; the default run took 1,080 CPU-seconds in all, 18 minutes of one core);
+``PALAESTRA_ORACLE_SEEDS=all`` plays 1,000 seeds of every id (the full check; about 55
+minutes on 2 workers).
 
 Only the newest version of each name is played: an older version is frozen with the flaw its
 successor fixed (Minesweeper-v0 deals openings that solve the board), and its history line
