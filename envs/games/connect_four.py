@@ -128,12 +128,70 @@ def _drop(mine: int, theirs: int, column: int) -> int | None:
     return None if height >= ROWS else 1 << (column * STRIDE + height)
 
 
+_WINDOWS_AT = tuple(
+    tuple(w for w in WINDOWS if w >> (c * STRIDE + r) & 1) if r < ROWS else ()
+    for c in range(COLUMNS)
+    for r in range(STRIDE)
+)
+"""The windows through each bit (``c * STRIDE + r``; none through the spare bits)."""
+_BOTTOMS = sum(1 << (c * STRIDE) for c in range(COLUMNS))
+
+
+def _gain(mine: int, theirs: int, bit: int) -> int:
+    """``evaluate(mine | bit, theirs) - evaluate(mine, theirs)``, from the windows via ``bit``."""
+    gain = 0
+    for window in _WINDOWS_AT[bit.bit_length() - 1]:
+        if theirs & window:
+            if not mine & window:  # their open window is blocked
+                gain += _WINDOW_SCORES[(theirs & window).bit_count()]
+        else:
+            count = (mine & window).bit_count()
+            gain += _WINDOW_SCORES[count + 1] - _WINDOW_SCORES[count]
+    return gain
+
+
+def _can_win_now(mine: int, theirs: int) -> bool:
+    """Whether a disc of ``mine`` dropped into some column makes four."""
+    landing = ((mine | theirs) + _BOTTOMS) & _FULL  # the cell each open column's disc lands on
+    completes = 0  # the cells that finish a line of four with three of mine
+    for shift in (1, STRIDE, STRIDE - 1, STRIDE + 1):
+        pairs = (mine << shift) & (mine << 2 * shift)
+        completes |= pairs & ((mine << 3 * shift) | (mine >> shift))
+        pairs = (mine >> shift) & (mine >> 2 * shift)
+        completes |= pairs & ((mine >> 3 * shift) | (mine << shift))
+    return bool(completes & landing)
+
+
 def negamax(mine: int, theirs: int, depth: int, alpha: int, beta: int) -> int:
     """Alpha-beta value for the side to move (owning ``mine``), ``depth`` plies deep."""
-    for column in ORDER:  # an immediate win ends the search
-        bit = _drop(mine, theirs, column)
-        if bit is not None and has_four(mine | bit):
-            return _WIN_SCORE + depth  # sooner wins score higher
+    return _search(mine, theirs, evaluate(mine, theirs), depth, alpha, beta, {})
+
+
+def _search(
+    mine: int,
+    theirs: int,
+    score: int,
+    depth: int,
+    alpha: int,
+    beta: int,
+    bounds: dict[tuple[int, int], tuple[int, int]],
+) -> int:
+    """`negamax`, given ``score = evaluate(mine, theirs)`` and this search's ``bounds``.
+
+    Each move adds its `_gain` to the score, so no position's windows are counted from
+    scratch. ``bounds`` holds the lower and upper bounds on each position's value found so
+    far in this search; a position reached again by another move order is cut short by them
+    (its depth is the same: within one search the disc count fixes it).
+    """
+    if _can_win_now(mine, theirs):  # an immediate win ends the search
+        return _WIN_SCORE + depth  # sooner wins score higher
+    lower, upper = known = bounds.get((mine, theirs), (-_WIN_SCORE * 10, _WIN_SCORE * 10))
+    if lower >= beta or lower == upper:
+        return lower
+    if upper <= alpha:
+        return upper
+    alpha, beta = max(alpha, lower), min(beta, upper)
+    start = alpha
     best = -_WIN_SCORE * 10
     moved = False
     for column in ORDER:
@@ -143,44 +201,67 @@ def negamax(mine: int, theirs: int, depth: int, alpha: int, beta: int) -> int:
         moved = True
         after = mine | bit
         if (after | theirs) == _FULL:
-            score = 0
+            value = 0
         elif depth <= 1:
-            score = evaluate(after, theirs)
+            value = score + _gain(mine, theirs, bit)
         else:
-            score = -negamax(theirs, after, depth - 1, -beta, -alpha)
-        if score > best:
-            best = score
+            child = -(score + _gain(mine, theirs, bit))  # evaluate(theirs, after)
+            value = -_search(theirs, after, child, depth - 1, -beta, -alpha, bounds)
+        if value > best:
+            best = value
         if best > alpha:
             alpha = best
         if alpha >= beta:
             break
-    return best if moved else 0
+    if not moved:
+        return 0
+    if best <= start:
+        known = (lower, best)
+    elif best >= beta:
+        known = (best, upper)
+    else:
+        known = (best, best)
+    bounds[mine, theirs] = known
+    return best
 
 
 @functools.lru_cache(maxsize=100_000)
 def best_columns(mine: int, theirs: int, depth: int) -> tuple[int, ...]:
-    """Every column of the best value (exact values at the root), in centre-first order."""
+    """Every column of the best value, in centre-first order.
+
+    Each column after the first is searched only as far as it takes to tell whether it
+    reaches the best value so far (the window starts one below it): one that does gets its
+    exact value, one that does not a bound below the best, so the ties found are those of a
+    full-window search of every column.
+    """
+    bounds: dict[tuple[int, int], tuple[int, int]] = {}
+    score = evaluate(mine, theirs)
     scores = {}
+    top = -_WIN_SCORE * 10
     for column in ORDER:
         bit = _drop(mine, theirs, column)
         if bit is None:
             continue
         after = mine | bit
         if has_four(after):
-            scores[column] = _WIN_SCORE + depth + 1
+            value = _WIN_SCORE + depth + 1
         elif (after | theirs) == _FULL:
-            scores[column] = 0
+            value = 0
         elif depth <= 1:
-            scores[column] = evaluate(after, theirs)
+            value = score + _gain(mine, theirs, bit)
         else:
-            scores[column] = -negamax(theirs, after, depth - 1, -_WIN_SCORE * 10, _WIN_SCORE * 10)
-    top = max(scores.values())
+            child = -(score + _gain(mine, theirs, bit))
+            value = -_search(theirs, after, child, depth - 1, -_WIN_SCORE * 10, 1 - top, bounds)
+        scores[column] = value
+        top = max(top, value)
     return tuple(c for c in ORDER if scores.get(c) == top)
 
 
 @functools.lru_cache(maxsize=100_000)
 def best_column(mine: int, theirs: int, depth: int) -> int:
     """The first best column (alpha-beta at the root too; centre-first among equals)."""
+    bounds: dict[tuple[int, int], tuple[int, int]] = {}
+    score = evaluate(mine, theirs)
     alpha, choice = -_WIN_SCORE * 10, None
     for column in ORDER:
         bit = _drop(mine, theirs, column)
@@ -190,11 +271,12 @@ def best_column(mine: int, theirs: int, depth: int) -> int:
         if has_four(after):
             return column
         if (after | theirs) == _FULL:
-            score = 0
+            value = 0
         else:
-            score = -negamax(theirs, after, depth - 1, -_WIN_SCORE * 10, -alpha)
-        if choice is None or score > alpha:
-            alpha, choice = score, column
+            child = -(score + _gain(mine, theirs, bit))
+            value = -_search(theirs, after, child, depth - 1, -_WIN_SCORE * 10, -alpha, bounds)
+        if choice is None or value > alpha:
+            alpha, choice = value, column
     return choice if choice is not None else 0
 
 

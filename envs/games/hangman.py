@@ -100,6 +100,18 @@ def best_letter(candidates: Sequence[str], tried: Iterable[str]) -> str:
     return min(counts, key=lambda ch: (-counts[ch], _RANK[ch]))
 
 
+# The guess depends only on what the player sees, and the same patterns come back in many
+# episodes (every episode of a length opens on the same one): each is worked out once.
+@functools.lru_cache(maxsize=1 << 14)
+def reference_guess(length: int, pattern: str, tried: frozenset[str]) -> str:
+    """The reference guesser's move: the word once it is the only fit, else `best_letter`."""
+    words = _words.answers(length)
+    candidates = [w for w in words if fits(w, pattern, tried)]
+    if len(candidates) == 1:
+        return candidates[0]
+    return best_letter(candidates or words, tried)
+
+
 def reference_misses(word: str, words: Sequence[str]) -> int:
     """Misses the reference guesser makes on ``word`` among ``words`` (same length)."""
     return _misses_table(tuple(words))[word]
@@ -241,11 +253,7 @@ class HangmanEnv(GameEnv):
 
     def oracle_action(self) -> str:
         """The reference guesser (see the module docstring)."""
-        words = _words.answers(len(self.secret))
-        candidates = [w for w in words if fits(w, self.pattern, self.tried)]
-        if len(candidates) == 1:
-            return f"<move>{candidates[0]}</move>"
-        return f"<move>{best_letter(candidates or words, self.tried)}</move>"
+        return f"<move>{reference_guess(len(self.secret), self.pattern, self.tried)}</move>"
 
     def state_key(self) -> tuple[str, tuple[str, ...], int]:
         """The pattern, the letters tried and the misses."""

@@ -270,10 +270,7 @@ class MastermindEnv(GameEnv):
         elif not self.history:
             index = _opening(self.pegs, self.colors, self.repeats)
         else:
-            pool = (
-                np.arange(len(self.codes)) if len(self.codes) <= FULL_SEARCH_CODES else candidates
-            )
-            index = _minimax(self.codes, pool, candidates, self.colors)
+            index = _next_guess(self.pegs, self.colors, self.repeats, tuple(candidates.tolist()))
         return f"<move>{' '.join(str(int(d)) for d in self.codes[index])}</move>"
 
     def state_key(self) -> tuple[tuple[tuple[int, ...], int, int], ...]:
@@ -309,6 +306,17 @@ def _minimax(codes: np.ndarray, pool: np.ndarray, candidates: np.ndarray, colors
         pool, candidates
     )  # consistent codes win ties
     return int(pool[int(np.argmin(worst))])
+
+
+# The opening is fixed, so the candidates its score leaves recur from episode to episode (a
+# few dozen scores): the oracle's second guess is looked up, not searched.
+@functools.lru_cache(maxsize=4096)
+def _next_guess(pegs: int, colors: int, repeats: bool, candidates: tuple[int, ...]) -> int:
+    """The oracle's guess (a code index) when ``candidates`` (code indices) are left."""
+    codes = all_codes(pegs, colors, repeats)
+    left = np.array(candidates)
+    pool = np.arange(len(codes)) if len(codes) <= FULL_SEARCH_CODES else left
+    return _minimax(codes, pool, left, colors)
 
 
 def _has_repeats(codes: np.ndarray) -> bool:

@@ -320,12 +320,13 @@ class Negotiation(MultiAgentEnv):
         split the opponent will accept. When the best comes later, the move now asks for
         the whole pool, which the opponent refuses (or accepts: the most there is). Of
         equally good moves the earliest wins: accepting before proposing, then splits in
-        `splits_of` order.
+        `splits_of` order. A deal worth nothing still beats no deal: when the opponent
+        gives nothing the agent values (it values the same items), the deal is the success.
         """
         seat = self.possible_agents.index(agent)
         own, theirs = self.values[seat], self.values[1 - seat]
         nothing: Split = (0, 0, 0)
-        best, move = 0, ("propose", self.pool)
+        best, move = -1, ("propose", self.pool)  # -1: no deal found yet
         for turn in range(self.turn_index, self.turns):
             if turn % 2 != seat:
                 continue
@@ -356,7 +357,7 @@ class Negotiation(MultiAgentEnv):
                 if reply[0] == "accept":
                     best, move = value, ("propose", split) if now else ("propose", self.pool)
                     break
-        return best, move
+        return max(best, 0), move
 
     oracle_opponent: Strategy = staticmethod(fair_strategy)
 

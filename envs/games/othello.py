@@ -190,14 +190,20 @@ def _bits(mask: int):
         mask ^= low
 
 
+@functools.cache
+def _weight_masks(size: int) -> tuple[tuple[int, int], ...]:
+    """Each square weight with the mask of its squares (a handful of weights per board)."""
+    masks: dict[int, int] = {}
+    for square, weight in enumerate(geometry(size).weights):
+        masks[weight] = masks.get(weight, 0) | 1 << square
+    return tuple(masks.items())
+
+
 def evaluate(own: int, opp: int, size: int) -> int:
     """Square weights of ``own`` minus ``opp``, plus 5 per move of mobility difference."""
-    weights = geometry(size).weights
     score = 0
-    for bit in _bits(own):
-        score += weights[bit.bit_length() - 1]
-    for bit in _bits(opp):
-        score -= weights[bit.bit_length() - 1]
+    for weight, mask in _weight_masks(size):
+        score += weight * ((own & mask).bit_count() - (opp & mask).bit_count())
     return score + 5 * (legal(own, opp, size).bit_count() - legal(opp, own, size).bit_count())
 
 
@@ -251,16 +257,24 @@ def most_flips(own: int, opp: int, size: int) -> tuple[int, ...]:
 
 @functools.lru_cache(maxsize=100_000)
 def best_moves(own: int, opp: int, size: int, depth: int, endgame: int) -> tuple[int, ...]:
-    """The best placements (bits) for the side to move; exact when few cells are empty."""
+    """The best placements (bits) for the side to move; exact when few cells are empty.
+
+    Each placement after the first is searched only as far as it takes to tell whether it
+    reaches the best score so far (the window starts one below it): a placement that does
+    gets its exact score, one that does not an upper bound below the best, so the ties
+    found are those of a full-window search of every placement.
+    """
     exact = (geometry(size).full & ~(own | opp)).bit_count() <= endgame
     scores = {}
+    alpha = -_INF
     for bit in _ordered(legal(own, opp, size), size):
         turned = flips(own, opp, bit, size)
-        scores[bit] = -negamax(
-            opp & ~turned, own | bit | turned, size, depth - 1, -_INF, _INF, exact
+        score = -negamax(
+            opp & ~turned, own | bit | turned, size, depth - 1, -_INF, 1 - alpha, exact
         )
-    top = max(scores.values())
-    return tuple(bit for bit in scores if scores[bit] == top)
+        scores[bit] = score
+        alpha = max(alpha, score)
+    return tuple(bit for bit in scores if scores[bit] == alpha)
 
 
 class Othello(TurnBasedGame):

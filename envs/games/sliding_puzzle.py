@@ -42,6 +42,7 @@ Version history:
 
 from __future__ import annotations
 
+import functools
 import heapq
 from typing import Any
 
@@ -71,6 +72,20 @@ LEVELS = ((3, 6), (3, 10), (3, 14), (3, 20), (3, 30), (4, 16), (4, 24), (4, 32),
 
 # A tile that slides "up" comes from below the gap, and so on.
 _SOURCE = {"up": (1, 0), "down": (-1, 0), "left": (0, 1), "right": (0, -1)}
+
+
+# A search meets the same few thousand lines of tiles again and again.
+@functools.lru_cache(maxsize=1 << 16)
+def line_conflicts(cells: tuple[int, ...], line: int, vertical: bool, size: int) -> int:
+    """Two moves per pair of tiles of row (or column) ``line`` in it but in reverse order.
+
+    ``cells`` holds the line's tiles (0 for the gap).
+    """
+    if vertical:
+        goals = [(t - 1) // size for t in cells if t and (t - 1) % size == line]
+    else:
+        goals = [(t - 1) % size for t in cells if t and (t - 1) // size == line]
+    return 2 * sum(a > b for i, a in enumerate(goals) for b in goals[i + 1 :])
 
 
 class SlidingPuzzleEnv(GameEnv):
@@ -195,29 +210,42 @@ class SlidingPuzzleEnv(GameEnv):
 
     def _heuristic(self, tiles: tuple[int, ...]) -> int:
         """Manhattan distance plus two moves per linear conflict in a row or column."""
+        return self.distance(tiles) + sum(
+            self._conflicts(tiles, line, vertical)
+            for line in range(self.size)
+            for vertical in (False, True)
+        )
+
+    def _conflicts(self, tiles: tuple[int, ...], line: int, vertical: bool) -> int:
+        """Two moves per pair of tiles in their goal row (or column) ``line``, in reverse order."""
         size = self.size
-        total = self.distance(tiles)
-        for line in range(size):
-            row = [tiles[line * size + c] for c in range(size)]
-            row = [t for t in row if t and (t - 1) // size == line]
-            column = [tiles[r * size + line] for r in range(size)]
-            column = [t for t in column if t and (t - 1) % size == line]
-            for items, key in (
-                (row, lambda t: (t - 1) % size),
-                (column, lambda t: (t - 1) // size),
-            ):
-                for i in range(len(items)):
-                    for j in range(i + 1, len(items)):
-                        if key(items[i]) > key(items[j]):
-                            total += 2
-        return total
+        cells = tiles[line::size] if vertical else tiles[line * size : (line + 1) * size]
+        return line_conflicts(cells, line, vertical, size)
+
+    def _heuristic_after(self, tiles: tuple[int, ...], after: tuple[int, ...], h: int) -> int:
+        """`_heuristic` of ``after``, one move from ``tiles`` whose heuristic is ``h``.
+
+        Only the moved tile's distance changes, and the conflicts of the two lines across
+        its move (a tile sliding along a row keeps the row's order but changes columns).
+        """
+        size = self.size
+        gap, cell = tiles.index(0), after.index(0)  # the tile moves from ``cell`` to ``gap``
+        goal = tiles[cell] - 1
+        h += abs(gap // size - goal // size) + abs(gap % size - goal % size)
+        h -= abs(cell // size - goal // size) + abs(cell % size - goal % size)
+        vertical = gap // size == cell // size  # along a row: the columns change
+        lines = (gap % size, cell % size) if vertical else (gap // size, cell // size)
+        for line in lines:
+            h += self._conflicts(after, line, vertical) - self._conflicts(tiles, line, vertical)
+        return h
 
     def solve(self) -> list[tuple[int, ...]] | None:
         """The frames of a short solution from the current one (weighted A*), or None."""
         start = self.tiles
         parents: dict[tuple[int, ...], tuple[int, ...] | None] = {start: None}
         costs = {start: 0}
-        frontier = [(self._heuristic(start), 0, start)]
+        estimates = {start: self._heuristic(start)}
+        frontier = [(estimates[start], 0, start)]
         expanded = 0
         while frontier and expanded < SOLVER_EXPANSIONS:
             _, cost, tiles = heapq.heappop(frontier)
@@ -238,9 +266,11 @@ class SlidingPuzzleEnv(GameEnv):
                 if cost + 1 < costs.get(key, 1 << 30):
                     costs[key] = cost + 1
                     parents[key] = tiles
+                    if key not in estimates:
+                        estimates[key] = self._heuristic_after(tiles, key, estimates[tiles])
                     heapq.heappush(
                         frontier,
-                        (cost + 1 + HEURISTIC_WEIGHT * self._heuristic(key), cost + 1, key),
+                        (cost + 1 + HEURISTIC_WEIGHT * estimates[key], cost + 1, key),
                     )
         return None
 

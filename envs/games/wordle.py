@@ -191,6 +191,14 @@ def _best_guess(answers: np.ndarray, candidates: np.ndarray) -> int:
     return int(np.argmax(entropy))
 
 
+# The opening is fixed, so the candidates its feedback leaves recur from episode to episode
+# (a few hundred feedbacks per length): the oracle's second guess is looked up, not searched.
+@functools.lru_cache(maxsize=4096)
+def _best_next_guess(length: int, candidates: tuple[int, ...]) -> int:
+    """`_best_guess` over the answers of ``length`` for these candidates (answer indices)."""
+    return _best_guess(_answer_array(length), np.array(candidates))
+
+
 class WordleEnv(GameEnv):
     """Wordle over a shipped word list; see the module docstring."""
 
@@ -295,7 +303,7 @@ class WordleEnv(GameEnv):
         elif not self.history:
             return f"<move>{OPENINGS[self.length]}</move>"
         else:
-            index = _best_guess(_answer_array(self.length), self.candidates)
+            index = _best_next_guess(self.length, tuple(self.candidates.tolist()))
         return f"<move>{self.answers[index]}</move>"
 
     def state_key(self) -> tuple[tuple[str, str], ...]:
