@@ -19,25 +19,11 @@ import time
 import numpy as np
 
 import palaestra
-from palaestra.envs.tasks.base import TaskEnv
-from palaestra.registration import load_entry_point
+from palaestra.envs import newest_game_and_task_ids
 
 SLOW_TEST_SEEDS = 1000
 LEVELS = range(1, 11)
 BUDGET_CPU_S = 40 * 60  # the CI time left for the slow test: 20 min wall on 2 workers
-
-
-def oracle_ids() -> list[str]:
-    """The newest version of every game and task, as the slow test plays them."""
-    specs = list(palaestra.list_envs("game"))
-    for spec in palaestra.list_envs():
-        factory = load_entry_point(spec.entry_point)
-        if isinstance(factory, type) and issubclass(factory, TaskEnv):
-            specs.append(spec)
-    newest = {}
-    for spec in sorted(specs, key=lambda s: s.version):
-        newest[spec.name] = spec.id
-    return list(newest.values())
 
 
 def episode_seconds(env_id: str, level: int, seeds: int) -> float:
@@ -69,7 +55,7 @@ def main() -> None:
     wanted = [w.strip().lower() for w in args.only.split(",") if w.strip()]
     total = 0.0
     rows = []
-    for env_id in oracle_ids():
+    for env_id in newest_game_and_task_ids():
         if wanted and not any(w in env_id.lower() for w in wanted):
             continue
         costs = [episode_seconds(env_id, level, args.seeds) for level in levels]

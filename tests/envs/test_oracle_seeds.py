@@ -23,8 +23,7 @@ import os
 import pytest
 
 import palaestra
-from palaestra.envs.tasks.base import TaskEnv
-from palaestra.registration import load_entry_point
+from palaestra.envs import newest_game_and_task_ids
 
 SEEDS = 1000
 LEVELS = range(1, 11)
@@ -58,20 +57,7 @@ CI_SEEDS = {
 FULL = os.environ.get("PALAESTRA_ORACLE_SEEDS") == "all"
 
 
-def _oracle_ids() -> list[str]:
-    """The newest version of every game and task name."""
-    specs = list(palaestra.list_envs("game"))
-    for spec in palaestra.list_envs():
-        factory = load_entry_point(spec.entry_point)
-        if isinstance(factory, type) and issubclass(factory, TaskEnv):
-            specs.append(spec)
-    newest = {}
-    for spec in sorted(specs, key=lambda s: s.version):
-        newest[spec.name] = spec.id
-    return list(newest.values())
-
-
-IDS = _oracle_ids()
+IDS = newest_game_and_task_ids()
 
 # Seeds the slow test found, kept as fast checks: (id, level, seed, what was wrong).
 FOUND = [
