@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 import palaestra
+from bench.games.oracle_vs_random import episode
 from palaestra.envs import newest_game_and_task_ids
 
 SLOW_TEST_SEEDS = 1000
@@ -29,20 +30,11 @@ BUDGET_CPU_S = 40 * 60  # the CI time left for the slow test: 20 min wall on 2 w
 def episode_seconds(env_id: str, level: int, seeds: int) -> float:
     """Mean CPU seconds of one oracle episode over seeds 0..seeds-1."""
     env = palaestra.make(env_id, level=level)
-    play(env, 10**6)  # untimed: lazy imports and data loading are not the oracle's work
+    episode(env, 10**6, env.oracle_action)  # untimed: lazy imports and data loading
     start = time.process_time()
     for seed in range(seeds):
-        play(env, seed)
+        episode(env, seed, env.oracle_action)
     return (time.process_time() - start) / seeds
-
-
-def play(env, seed: int) -> None:
-    """One oracle episode."""
-    env.reset(seed=seed)
-    while True:
-        *_, terminated, truncated, _ = env.step(env.oracle_action())
-        if terminated or truncated:
-            return
 
 
 def main() -> None:
