@@ -88,6 +88,8 @@ OPPONENTS_BY_LEVEL = (
     + ("search4",) * 2
 )
 _INF = 1 << 30
+MAX_LANES = 2 * 64
+"""The most boards `_outflanking` works on at once: both sides after each placement."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,35 +98,50 @@ class Geometry:
 
     Attributes:
         full: The mask of every square (square ``r * size + c`` is bit ``r * size + c``).
-        directions: The 8 directions as ``(up, down, mask)``: a step moves a board to
-            ``((board << up) >> down) & mask`` (one shift is zero; the mask drops what
-            would wrap round a row's end or fall off the board).
+        lane: How far apart `mobility` and `_leaf_scores` put several boards in one integer
+            (far enough that no step of one board reaches another's squares).
+        lines: The 4 line directions as ``(shift, inner)``: shifting a board left by ``shift``
+            steps one square right, down-left, down or down-right (shifting right steps
+            back); ``inner`` holds the squares that can lie between two others on such a
+            line (off the edges the line crosses), on both boards. Discs outside ``inner``
+            cannot be outflanked in that direction, so masking the opponent's discs with it
+            also drops every step that would wrap round a row's end or fall off the board.
+            ``inner`` repeats for `MAX_LANES` boards side by side.
         rays: Per square, the squares in each direction outwards from it (in order;
             rays shorter than two squares, which can outflank nothing, are left out).
         weights: Each square's weight (corners high, the squares beside corners low).
+        weight_masks: Each weight with the mask of its squares, the highest weight first.
         squares: Each square's bit, row by row.
     """
 
     full: int
-    directions: tuple[tuple[int, int, int], ...]
+    lane: int
+    lines: tuple[tuple[int, int], ...]
     rays: tuple[tuple[tuple[int, ...], ...], ...]
     weights: tuple[int, ...]
+    weight_masks: tuple[tuple[int, int], ...]
     squares: tuple[int, ...]
 
 
 @functools.cache
 def geometry(size: int) -> Geometry:
     """The `Geometry` of a ``size`` x ``size`` board."""
-    full = (1 << (size * size)) - 1
-    not_first = sum(1 << (r * size + c) for r in range(size) for c in range(1, size))
-    not_last = sum(1 << (r * size + c) for r in range(size) for c in range(size - 1))
+
+    def mask(rows: range, columns: range) -> int:
+        return sum(1 << (r * size + c) for r in rows for c in columns)
+
+    every, inner = range(size), range(1, size - 1)
+    lane = 2 * size * size
+    lines = tuple(
+        (shift, sum(squares << (lane * k) for k in range(MAX_LANES)))
+        for shift, squares in (
+            (1, mask(every, inner)),
+            (size - 1, mask(inner, inner)),
+            (size, mask(inner, every)),
+            (size + 1, mask(inner, inner)),
+        )
+    )
     steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
-    directions = []
-    for dr, dc in steps:
-        shift = dr * size + dc
-        # A step towards higher columns must not wrap into the first column, nor back.
-        mask = full & (not_first if dc == 1 else not_last if dc == -1 else full)
-        directions.append((max(shift, 0), max(-shift, 0), mask))
     rays = []
     for r in range(size):
         for c in range(size):
@@ -150,37 +167,75 @@ def geometry(size: int) -> Geometry:
                 weights.append(10)
             else:
                 weights.append(1)
+    weight_masks: dict[int, int] = {}
+    for square, weight in enumerate(weights):
+        weight_masks[weight] = weight_masks.get(weight, 0) | 1 << square
     return Geometry(
-        full,
-        tuple(directions),
+        mask(every, every),
+        lane,
+        lines,
         tuple(rays),
         tuple(weights),
+        tuple(sorted(weight_masks.items(), reverse=True)),
         tuple(1 << square for square in range(size * size)),
     )
 
 
+def moves_of(own: int, opp: int, board: Geometry) -> int:
+    """The legal placements of ``own`` as a bit mask (`legal` without its cache)."""
+    return _outflanking(own, opp, board.full & ~(own | opp), board)
+
+
+def mobility(own: int, opp: int, board: Geometry) -> tuple[int, int]:
+    """The legal placements of both sides, ``own``'s and ``opp``'s.
+
+    Both are found in one pass over the lines, with ``opp``'s side on a second board in
+    the same integers (`Geometry.lane`): the search scores each leaf by both sides' moves,
+    and the leaves were most of the oracle's time.
+    """
+    lane = board.lane
+    empty = board.full & ~(own | opp)
+    moves = _outflanking(own | opp << lane, opp | own << lane, empty | empty << lane, board)
+    return moves & board.full, moves >> lane
+
+
+def _outflanking(own: int, opp: int, empty: int, board: Geometry) -> int:
+    """The ``empty`` squares that outflank a run of ``opp`` discs, for ``own``."""
+    moves = 0
+    for shift, inner in board.lines:
+        # Walk from each own disc over a run of the opponent's; an empty square after it is
+        # legal. Both ways along the line: shifting left, then right.
+        flanked = opp & inner
+        line = (own << shift) & flanked
+        while line:
+            line <<= shift
+            moves |= line & empty
+            line &= flanked
+        line = (own >> shift) & flanked
+        while line:
+            line >>= shift
+            moves |= line & empty
+            line &= flanked
+    return moves
+
+
 # A turn asks for the same position's moves several times (the end check, the pass check,
-# the marks on the board, the mover's move) and the searches revisit positions.
+# the marks on the board, the mover's move).
 @functools.lru_cache(maxsize=1 << 14)
 def legal(own: int, opp: int, size: int) -> int:
     """The legal placements of ``own`` as a bit mask."""
-    board = geometry(size)
-    empty = board.full & ~(own | opp)
-    moves = 0
-    for up, down, mask in board.directions:
-        # Walk from each own disc over a run of the opponent's; an empty square after it is legal.
-        line = ((own << up) >> down) & mask & opp
-        while line:
-            line = ((line << up) >> down) & mask
-            moves |= line & empty
-            line &= opp
-    return moves
+    return moves_of(own, opp, geometry(size))
 
 
 def flips(own: int, opp: int, move: int, size: int) -> int:
     """The opponent's discs turned by placing ``own``'s disc on bit ``move``."""
+    return turned_by(own, opp, move, geometry(size))
+
+
+def turned_by(own: int, opp: int, move: int, board: Geometry) -> int:
+    """`flips` on a board's `Geometry` (what the searches call)."""
     turned = 0
-    for ray in geometry(size).rays[move.bit_length() - 1]:
+    for ray in board.rays[move.bit_length() - 1]:
         line = 0
         for square in ray:
             if not square & opp:
@@ -198,37 +253,73 @@ def _bits(mask: int):
         mask ^= low
 
 
-@functools.cache
-def _weight_masks(size: int) -> tuple[tuple[int, int], ...]:
-    """Each square weight with the mask of its squares (a handful of weights per board)."""
-    masks: dict[int, int] = {}
-    for square, weight in enumerate(geometry(size).weights):
-        masks[weight] = masks.get(weight, 0) | 1 << square
-    return tuple(masks.items())
+def evaluate(own: int, opp: int, board: Geometry) -> int:
+    """Square weights of ``own`` minus ``opp``, plus 5 per move of mobility difference.
+
+    A position where neither side can move scores 1000 per disc of difference. (Where only
+    ``opp`` can move, the search would pass and score ``opp``'s side: the same value negated.)
+    """
+    return _score(own, opp, *mobility(own, opp, board), board)
 
 
-def evaluate(own: int, opp: int, size: int) -> int:
-    """Square weights of ``own`` minus ``opp``, plus 5 per move of mobility difference."""
-    score = 0
-    for weight, mask in _weight_masks(size):
+def _score(own: int, opp: int, mine: int, theirs: int, board: Geometry) -> int:
+    """`evaluate` given both sides' legal placements."""
+    if not mine and not theirs:
+        return 1000 * (own.bit_count() - opp.bit_count())
+    score = 5 * (mine.bit_count() - theirs.bit_count())
+    for weight, mask in board.weight_masks:
         score += weight * ((own & mask).bit_count() - (opp & mask).bit_count())
-    return score + 5 * (legal(own, opp, size).bit_count() - legal(opp, own, size).bit_count())
+    return score
 
 
-def negamax(own: int, opp: int, size: int, depth: int, alpha: int, beta: int, exact: bool) -> int:
+def _leaf_scores(own: int, opp: int, bits: list[int], board: Geometry) -> list[int]:
+    """For each placement of ``own``, minus `evaluate` of the position after it.
+
+    Most of the search's time goes to leaves, and most leaves are all the placements of a
+    node one ply above them, so they are scored together: the positions after the
+    placements lie side by side in one integer, both sides of each (`Geometry.lane`
+    apart), and one pass of `_outflanking` finds every side's legal placements.
+    """
+    lane, full = board.lane, board.full
+    movers = others = empties = 0
+    after = []
+    for index, bit in enumerate(bits):
+        turned = turned_by(own, opp, bit, board)
+        mover, other = opp & ~turned, own | bit | turned
+        after.append((mover, other))
+        at = 2 * lane * index
+        movers |= (mover | other << lane) << at
+        others |= (other | mover << lane) << at
+        empty = full & ~(own | opp | bit)
+        empties |= (empty | empty << lane) << at
+    moves = _outflanking(movers, others, empties, board)
+    scores = []
+    for index, (mover, other) in enumerate(after):
+        at = 2 * lane * index
+        mine, theirs = moves >> at & full, moves >> (at + lane) & full
+        scores.append(-_score(mover, other, mine, theirs, board))
+    return scores
+
+
+def negamax(
+    own: int, opp: int, board: Geometry, depth: int, alpha: int, beta: int, exact: bool
+) -> int:
     """Alpha-beta value for the side to move; ``exact`` searches to the end (disc difference)."""
-    moves = legal(own, opp, size)
+    if depth == 0 and not exact:
+        return evaluate(own, opp, board)
+    moves = moves_of(own, opp, board)
     if not moves:
-        if not legal(opp, own, size):
+        if not moves_of(opp, own, board):
             diff = own.bit_count() - opp.bit_count()
             return diff * 1000 if not exact else diff
-        return -negamax(opp, own, size, depth, -beta, -alpha, exact)
-    if depth == 0 and not exact:
-        return evaluate(own, opp, size)
+        return -negamax(opp, own, board, depth, -beta, -alpha, exact)
+    order = _ordered(moves, board)
+    if depth == 1 and not exact:
+        return _best_leaf(own, opp, order, board, beta)
     best = -_INF
-    for bit in _ordered(moves, size):
-        turned = flips(own, opp, bit, size)
-        score = -negamax(opp & ~turned, own | bit | turned, size, depth - 1, -beta, -alpha, exact)
+    for bit in order:
+        turned = turned_by(own, opp, bit, board)
+        score = -negamax(opp & ~turned, own | bit | turned, board, depth - 1, -beta, -alpha, exact)
         if score > best:
             best = score
             if score > alpha:
@@ -238,9 +329,35 @@ def negamax(own: int, opp: int, size: int, depth: int, alpha: int, beta: int, ex
     return best
 
 
-def _ordered(moves: int, size: int) -> list[int]:
-    weights = geometry(size).weights
-    return sorted(_bits(moves), key=lambda bit: (-weights[bit.bit_length() - 1], bit))
+def _best_leaf(own: int, opp: int, order: list[int], board: Geometry, beta: int) -> int:
+    """`negamax` one ply above the leaves (``order``: the placements, `_ordered`).
+
+    The best leaf score up to the first that reaches ``beta``, where alpha-beta stops. The
+    first placement usually decides a node that stops early, so it is scored alone; the
+    others together (`_leaf_scores`).
+    """
+    first = order[0]
+    turned = turned_by(own, opp, first, board)
+    best = -evaluate(opp & ~turned, own | first | turned, board)
+    if best >= beta:
+        return best
+    for score in _leaf_scores(own, opp, order[1:], board):
+        best = max(best, score)
+        if best >= beta:
+            break
+    return best
+
+
+def _ordered(moves: int, board: Geometry) -> list[int]:
+    """The placements, the highest square weight first (then row by row)."""
+    order = []
+    for _, mask in board.weight_masks:
+        among = moves & mask
+        while among:
+            low = among & -among
+            order.append(low)
+            among ^= low
+    return order
 
 
 # Every episode opens on the same few positions (and a reset draws them twice).
@@ -258,7 +375,10 @@ def picture(black: int, white: int, marked: int, size: int) -> str:
 @functools.lru_cache(maxsize=1024)
 def most_flips(own: int, opp: int, size: int) -> tuple[int, ...]:
     """The placements (bits) that turn the most discs, for the side to move."""
-    counts = {bit: flips(own, opp, bit, size).bit_count() for bit in _bits(legal(own, opp, size))}
+    board = geometry(size)
+    counts = {
+        bit: turned_by(own, opp, bit, board).bit_count() for bit in _bits(legal(own, opp, size))
+    }
     top = max(counts.values())
     return tuple(bit for bit, n in counts.items() if n == top)
 
@@ -272,13 +392,14 @@ def best_moves(own: int, opp: int, size: int, depth: int, endgame: int) -> tuple
     gets its exact score, one that does not an upper bound below the best, so the ties
     found are those of a full-window search of every placement.
     """
-    exact = (geometry(size).full & ~(own | opp)).bit_count() <= endgame
+    board = geometry(size)
+    exact = (board.full & ~(own | opp)).bit_count() <= endgame
     scores = {}
     alpha = -_INF
-    for bit in _ordered(legal(own, opp, size), size):
-        turned = flips(own, opp, bit, size)
+    for bit in _ordered(legal(own, opp, size), board):
+        turned = turned_by(own, opp, bit, board)
         score = -negamax(
-            opp & ~turned, own | bit | turned, size, depth - 1, -_INF, 1 - alpha, exact
+            opp & ~turned, own | bit | turned, board, depth - 1, -_INF, 1 - alpha, exact
         )
         scores[bit] = score
         alpha = max(alpha, score)
@@ -337,7 +458,7 @@ class Othello(TurnBasedGame):
         """Places the disc and turns the outflanked ones; returns the cell and how many turned."""
         index = self.possible_agents.index(agent)
         own, opp = self._sides(agent)
-        turned = flips(own, opp, move, self.size)
+        turned = turned_by(own, opp, move, geometry(self.size))
         self.discs[index] = own | move | turned
         self.discs[1 - index] = opp & ~turned
         cell = move.bit_length() - 1

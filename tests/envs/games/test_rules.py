@@ -484,6 +484,52 @@ def test_othello_opening_moves_and_flips():
     assert othello.flips(black, white, move, 8).bit_count() == 1
 
 
+def _othello_reference_flips(own: int, opp: int, square: int, size: int) -> int:
+    """The discs a placement turns, walked square by square (what the bit tricks must match)."""
+    row, column = divmod(square, size)
+    turned = 0
+    for dr, dc in itertools.product((-1, 0, 1), repeat=2):
+        line, r, c = 0, row + dr, column + dc
+        while (dr or dc) and 0 <= r < size and 0 <= c < size and opp >> (r * size + c) & 1:
+            line |= 1 << (r * size + c)
+            r, c = r + dr, c + dc
+        if line and 0 <= r < size and 0 <= c < size and own >> (r * size + c) & 1:
+            turned |= line
+    return turned
+
+
+@pytest.mark.parametrize("size", [4, 6, 8])
+def test_othello_move_generation_matches_a_square_by_square_walk(size):
+    rng = np.random.default_rng(size)
+    board = othello.geometry(size)
+    for _ in range(300):
+        cells = rng.integers(3, size=size * size)
+        own = sum(1 << i for i, cell in enumerate(cells) if cell == 1)
+        opp = sum(1 << i for i, cell in enumerate(cells) if cell == 2)
+        flips = {
+            square: _othello_reference_flips(own, opp, square, size)
+            for square in range(size * size)
+            if not (own | opp) >> square & 1
+        }
+        moves = sum(1 << square for square, turned in flips.items() if turned)
+        theirs = sum(
+            1 << square for square in flips if _othello_reference_flips(opp, own, square, size)
+        )
+        assert othello.moves_of(own, opp, board) == moves
+        assert othello.mobility(own, opp, board) == (moves, theirs)
+        for square, turned in flips.items():
+            assert othello.flips(own, opp, 1 << square, size) == turned
+        # The search scores a node's leaves together: as one by one.
+        bits = [1 << square for square, turned in flips.items() if turned]
+        one_by_one = [
+            -othello.evaluate(
+                opp & ~flips[b.bit_length() - 1], own | b | flips[b.bit_length() - 1], board
+            )
+            for b in bits
+        ]
+        assert othello._leaf_scores(own, opp, bits, board) == one_by_one
+
+
 def test_battleship_fleets_do_not_overlap_and_hits_are_reported():
     game = battleship.Battleship(8, (4, 3, 3, 2))
     game.reset(seed=5)
