@@ -43,6 +43,7 @@ Version history:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import heapq
 import re
 
@@ -132,12 +133,18 @@ def _line_conflict(n: int, tiles: tuple[int, ...], line: int, across: bool) -> i
     Extra moves forced by tiles of one row (``across``) or column that sit in their goal
     line in the wrong order: two for each tile outside a longest correctly ordered subset.
     """
+    cells = tiles[line * n : (line + 1) * n] if across else tiles[line::n]
+    return _ordered_conflict(n, cells, line, across)
+
+
+# A search meets the same few thousand lines of tiles again and again.
+@functools.lru_cache(maxsize=1 << 16)
+def _ordered_conflict(n: int, cells: tuple[int, ...], line: int, across: bool) -> int:
+    """`_line_conflict` of a row (``across``) or column ``line`` whose tiles are ``cells``."""
     if across:
-        goals = [
-            (t - 1) % n for t in tiles[line * n : (line + 1) * n] if t and (t - 1) // n == line
-        ]
+        goals = [(t - 1) % n for t in cells if t and (t - 1) // n == line]
     else:
-        goals = [(t - 1) // n for t in tiles[line::n] if t and (t - 1) % n == line]
+        goals = [(t - 1) // n for t in cells if t and (t - 1) % n == line]
     if len(goals) < 2:
         return 0
     longest = [1] * len(goals)
@@ -167,11 +174,14 @@ def astar_plan(
     A solution by A* with the admissible heuristic scaled by ``weight`` (1: a shortest
     solution; more: faster, at most ``weight`` times longer), or None past ``max_expansions``.
 
-    A move changes the Manhattan distance of one tile and the conflicts of the two lines it
-    moves between (columns for a move along a row, rows for a move along a column), so each
-    child's heuristic is updated from its parent's.
+    A move changes the Manhattan distance of one tile and at most the conflicts of the two
+    lines it moves between (columns for a move along a row, rows for a move along a column),
+    and of those only the tile's goal line (conflicts count only the tiles in their goal
+    line), so each child's heuristic is updated from its parent's with at most two conflict
+    look-ups.
     """
     goal = solved_frame(n)
+    around = [neighbours(n, cell) for cell in range(n * n)]
     parent: dict[tuple[int, ...], tuple[tuple[int, ...], int] | None] = {start: None}
     cost = {start: 0}
     h0 = heuristic(n, start)
@@ -189,7 +199,7 @@ def astar_plan(
             continue
         expanded += 1
         gap = tiles.index(0)
-        for cell in neighbours(n, gap):
+        for cell in around[gap]:
             tile = tiles[cell]
             nxt = list(tiles)
             nxt[gap], nxt[cell] = tile, 0
@@ -203,7 +213,8 @@ def astar_plan(
                 )
                 across = gap // n != cell // n  # a vertical move changes rows
                 lines = (gap // n, cell // n) if across else (gap % n, cell % n)
-                for line in lines:
+                line = r if across else c
+                if line in lines:
                     change += _line_conflict(n, key, line, across) - _line_conflict(
                         n, tiles, line, across
                     )
