@@ -89,14 +89,16 @@ def line_conflicts(cells: tuple[int, ...], line: int, vertical: bool, size: int)
 
 
 class _LineConflicts(dict):
-    """The conflicts of one row or column of a packed frame, by the bits of its cells."""
+    """`line_conflicts` of one row or column of packed frames, by the bits of its cells."""
 
-    def __init__(self, env: SlidingPuzzleEnv, line: int, vertical: bool):
+    def __init__(self, line: int, vertical: bool, size: int, shifts: list[int], bits: int):
         super().__init__()
-        self.env, self.line, self.vertical = env, line, vertical
+        self.line, self.vertical, self.size = line, vertical, size
+        self.shifts, self.mask = shifts, (1 << bits) - 1  # of the line's cells, in order
 
-    def __missing__(self, bits: int) -> int:
-        found = self[bits] = self.env._conflicts(self.env._unpack(bits), self.line, self.vertical)
+    def __missing__(self, frame: int) -> int:
+        cells = tuple(frame >> shift & self.mask for shift in self.shifts)
+        found = self[frame] = line_conflicts(cells, self.line, self.vertical, self.size)
         return found
 
 
@@ -264,15 +266,17 @@ class SlidingPuzzleEnv(GameEnv):
         """
         size = self.size
         cell_masks = [((1 << self._bits) - 1) << shift for shift in self._shifts]
-        line_masks = {  # by vertical (False: rows, True: columns), then line
-            False: [sum(cell_masks[line * size : (line + 1) * size]) for line in range(size)],
-            True: [sum(cell_masks[line::size]) for line in range(size)],
-        }
-        caches = {
-            (line, vertical): _LineConflicts(self, line, vertical)
-            for line in range(size)
-            for vertical in (False, True)
-        }
+        line_masks, caches = {}, {}
+        for line in range(size):
+            for vertical in (False, True):
+                cells = (
+                    range(line, self.cells, size)
+                    if vertical
+                    else range(line * size, (line + 1) * size)
+                )
+                line_masks[line, vertical] = sum(cell_masks[cell] for cell in cells)
+                shifts = [self._shifts[cell] for cell in cells]
+                caches[line, vertical] = _LineConflicts(line, vertical, size, shifts, self._bits)
         slides = []
         for gap in range(self.cells):
             by_cell = {}
@@ -288,7 +292,7 @@ class SlidingPuzzleEnv(GameEnv):
                         for sign, at in ((1, gap), (-1, cell))
                     )
                     if goal in lines:
-                        mask = line_masks[vertical][goal]
+                        mask = line_masks[goal, vertical]
                         effects.append((change, mask, caches[goal, vertical]))
                     else:
                         effects.append((change, 0, {}))
