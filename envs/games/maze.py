@@ -143,7 +143,7 @@ class MazeEnv(GameEnv):
         self.open = bytearray()
         self.player = self.goal = 0
         self.distance: list[int] = []
-        self.seen: set[int] = set()
+        self.seen = bytearray()  # 1 for each cell seen (with a ``view``)
         self.potential = Potential(PROGRESS_REWARD, 1)
 
     def _carve(self) -> bytearray:
@@ -202,7 +202,7 @@ class MazeEnv(GameEnv):
         start = self.distance[self.player]
         self.max_moves = 2 * start + EXTRA_TURNS
         self.potential = Potential(PROGRESS_REWARD, start)
-        self.seen = set()
+        self.seen = bytearray(self.side * self.side)
         self._look()
         fog = f" You see only {self.view} rooms around you (? is unexplored)." if self.view else ""
         rules = (
@@ -221,7 +221,7 @@ class MazeEnv(GameEnv):
         pr, pc = divmod(self.player, self.side)
         first, last = max(0, pc - reach), min(self.side, pc + reach + 1)
         for r in range(max(0, pr - reach), min(self.side, pr + reach + 1)):
-            self.seen.update(range(r * self.side + first, r * self.side + last))
+            self.seen[r * self.side + first : r * self.side + last] = b"\x01" * (last - first)
 
     def _step(self, action: Message) -> Step:
         try:
@@ -264,11 +264,10 @@ class MazeEnv(GameEnv):
         marks = bytearray(self.open.translate(_OPEN_MARKS))
         marks[self.goal] = ord("G")
         marks[self.player] = ord("@")
-        if self.view is not None:
-            fogged = bytearray(b"?" * len(marks))
-            for i in self.seen:
-                fogged[i] = marks[i]
-            marks = fogged
+        if self.view is not None:  # every step draws the map: numpy, not a loop over cells
+            seen = np.frombuffer(self.seen, np.uint8)
+            marks = np.where(seen, np.frombuffer(marks, np.uint8), ord("?")).astype(np.uint8)
+            marks = marks.tobytes()
         text = marks.decode("ascii")
         return [text[start : start + self.side] for start in range(0, len(text), self.side)]
 

@@ -174,12 +174,20 @@ def _carve(rng: np.random.Generator, side: int, width: int) -> set[int]:
 
 
 def _reach(
-    floor: set[int] | frozenset[int], blocked: set[int], start: int, width: int
+    floor: set[int] | frozenset[int],
+    blocked: set[int],
+    start: int,
+    width: int,
+    goal: int | None = None,
 ) -> dict[int, tuple[int, str] | None]:
-    """Cells the player can walk to without pushing, with the step that reached each."""
+    """Cells the player can walk to without pushing, with the step that reached each.
+
+    With a ``goal``, the search stops once it reaches it (the cells and steps found up to
+    then are the same).
+    """
     seen: dict[int, tuple[int, str] | None] = {start: None}
     queue = deque([start])
-    while queue:
+    while queue and goal not in seen:
         cell = queue.popleft()
         for name, d in zip(NAMES, (-width, width, -1, 1), strict=False):
             nxt = cell + d
@@ -187,6 +195,21 @@ def _reach(
                 seen[nxt] = (cell, name)
                 queue.append(nxt)
     return seen
+
+
+def _reach_bits(free: int, start: int, width: int) -> int:
+    """The cells of `_reach` as bits (cell ``i`` is bit ``i``) of the ``free`` cells' bits.
+
+    A flood fill on one integer: the reverse play asks only which cells the player reaches,
+    once per round, and this is most of the cost of generating a warehouse. The room's
+    walls keep the shifts from wrapping around a row.
+    """
+    reach = 1 << start
+    while True:
+        grown = (reach | reach << 1 | reach >> 1 | reach << width | reach >> width) & free
+        if grown == reach:
+            return reach
+        reach = grown
 
 
 def _walk(reach: dict[int, tuple[int, str] | None], goal: int) -> list[str]:
@@ -211,13 +234,14 @@ def build(config: SokobanPlanConfig, rng: np.random.Generator) -> tuple[Warehous
         boxes = list(targets)
         pulls: list[tuple[int, int]] = []  # (box cell before the pull, pull step)
         best, best_score, last, switches = None, 0, -1, 0
+        floor_bits = sum(1 << cell for cell in floor)
         for _ in range(config.pull_rounds):
-            reach = _reach(floor, set(boxes), player, width)
+            reach = _reach_bits(floor_bits & ~sum(1 << b for b in boxes), player, width)
             options = [
                 (i, d)
                 for i, b in enumerate(boxes)
                 for d in (-width, width, -1, 1)
-                if b + d in reach and b + 2 * d in floor and b + 2 * d not in boxes
+                if reach >> (b + d) & 1 and b + 2 * d in floor and b + 2 * d not in boxes
             ]
             if not options:
                 break
@@ -252,8 +276,8 @@ def build(config: SokobanPlanConfig, rng: np.random.Generator) -> tuple[Warehous
         plan: list[str] = []
         at, occupied = player, set(final_boxes)
         for b, d in reversed(pulls[:count]):
-            reach = _reach(floor, occupied, at, width)
             stand = b + 2 * d
+            reach = _reach(floor, occupied, at, width, stand)
             if stand not in reach:
                 plan = []
                 break
