@@ -11,7 +11,8 @@ Action:
     sum of terms with integer coefficients, each power of x at most once and no parentheses,
     e.g. ``2x^3 - 5x + 7``. ``*`` between coefficient and x and ``**`` for powers are
     accepted; the order of terms is free. Equality with the product is checked
-    algebraically with sympy, never by comparing strings.
+    algebraically (the printed product expanded in exact integers), never by comparing
+    strings; `certify` has sympy expand the product.
 
 Reward (``info["reward_parts"]``):
     ``outcome``: `CORRECT_REWARD` when the expanded polynomial equals the product, else 0.
@@ -32,7 +33,6 @@ Version history:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 
 import numpy as np
@@ -124,23 +124,37 @@ def sympy_product(product: str):
     return parse_expr(product, local_dict={"x": sympy.Symbol("x")}, transformations=transformations)
 
 
-@functools.lru_cache(maxsize=256)
-def _expanded(product: str):
-    """The expansion of a printed product by sympy, as a polynomial in x (cached per product)."""
-    import sympy
-
-    return sympy.Poly(sympy_product(product), sympy.Symbol("x"))
+_FACTOR = re.compile(r"\((?P<poly>[^()]*)\)(?:\^(?P<power>\d+))?")
 
 
-def sympy_equal(parsed: dict[int, int], product: str) -> bool:
-    """Whether the parsed polynomial equals the printed product, decided by sympy."""
-    sympy = require("sympy", "math", "checking a polynomial expansion")
+def expand_product(product: str) -> dict[int, int]:
+    """Power -> nonzero coefficient of a printed product such as ``(2x - 3)(x + 2)^3``.
 
-    x = sympy.Symbol("x")
-    answer = sympy.Poly(
-        sum((sympy.Integer(c) * x**p for p, c in parsed.items()), sympy.Integer(0)), x
-    )
-    return (answer - _expanded(product)).is_zero
+    Reads the printed factors (generated text only, never model text), not the generator's
+    coefficient lists, and multiplies them in exact integers. It replaced a sympy expansion
+    that was most of an episode's cost (3 ms at level 1, 27 ms at level 10); `certify` still
+    has sympy expand the product.
+
+    Raises:
+        ValueError: The text is not a product of parenthesised polynomials in x.
+    """
+    coefs = [1]
+    pos = 0
+    while pos < len(product):
+        match = _FACTOR.match(product, pos)
+        factor = parse_polynomial(match["poly"]) if match else "no factor"
+        if isinstance(factor, str):
+            raise ValueError(f"cannot read a factor at {product[pos : pos + 12]!r}: {factor}")
+        factor_coefs = [factor.get(p, 0) for p in range(max(factor) + 1)]
+        for _ in range(int(match["power"] or 1)):
+            coefs = multiply(coefs, factor_coefs)
+        pos = match.end()
+    return {p: c for p, c in enumerate(coefs) if c}
+
+
+def equals_product(parsed: dict[int, int], product: str) -> bool:
+    """Whether the parsed polynomial equals the printed product, term by term."""
+    return {p: c for p, c in parsed.items() if c} == expand_product(product)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,17 +250,17 @@ class PolynomialExpansionTask(Task[PolynomialExpansionConfig]):
         return problem.reference
 
     def check(self, answer: str, problem: Problem) -> Verdict:
-        """Parses a sum of terms, then sympy decides whether it equals the product."""
+        """Parses a sum of terms and compares it with the printed product, expanded."""
         parsed = parse_polynomial(answer)
         if isinstance(parsed, str):
             return self.malformed(answer, problem, f"not an expanded polynomial in x: {parsed}")
-        if not sympy_equal(parsed, problem.data["product"]):
+        if not equals_product(parsed, problem.data["product"]):
             return self.wrong(answer, problem, "the polynomial does not equal the product")
         return self.correct(answer, problem)
 
     def certify(self, problem: Problem) -> Certificate:
         """Sympy expands the printed product; it must match the convolved coefficients."""
-        import sympy
+        sympy = require("sympy", "math", "certifying a polynomial expansion")
 
         expanded = sympy.Poly(sympy_product(problem.data["product"]), sympy.Symbol("x"))
         coefficients = [int(c) for c in reversed(expanded.all_coeffs())]

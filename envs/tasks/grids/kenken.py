@@ -132,12 +132,23 @@ def cage_tuples(n: int, op: str, target: int, cells: tuple[int, ...]) -> list[tu
     Every assignment of 1..n to the cage's cells that meets the target, with no number
     repeated in a row or column of the cage.
     """
-    clash = [
-        [j for j in range(i) if cells[j] // n == cells[i] // n or cells[j] % n == cells[i] % n]
+    return _tuples(n, op, target, _clashes(n, cells))
+
+
+def _clashes(n: int, cells: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each cell of a cage, the earlier cells in its row or column."""
+    return tuple(
+        tuple(j for j in range(i) if cells[j] // n == cells[i] // n or cells[j] % n == cells[i] % n)
         for i in range(len(cells))
-    ]
+    )
+
+
+def _tuples(
+    n: int, op: str, target: int, clash: tuple[tuple[int, ...], ...]
+) -> list[tuple[int, ...]]:
+    """`cage_tuples` for a cage whose cells clash as ``clash`` says (`_clashes`)."""
     out: list[tuple[int, ...]] = []
-    k = len(cells)
+    k = len(clash)
 
     def extend(prefix: list[int]) -> None:
         i = len(prefix)
@@ -162,7 +173,18 @@ def cage_tuples(n: int, op: str, target: int, cells: tuple[int, ...]) -> list[tu
 
 @functools.lru_cache(maxsize=4096)
 def _table(n: int, op: str, target: int, cells: tuple[int, ...]) -> Table:
-    return Table(cells, cage_tuples(n, op, target, cells), n)
+    return _shaped_table(n, op, target, _clashes(n, cells)).on(cells)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shaped_table(n: int, op: str, target: int, clash: tuple[tuple[int, ...], ...]) -> Table:
+    """A cage's table, shared by every cage whose cells clash alike.
+
+    The tuples depend on the cells only through which of them share a row or column, so
+    cages of one shape and clue share their table: enumerating the tuples was half of the
+    generator's time at the top levels when cached by cells.
+    """
+    return Table(range(len(clash)), _tuples(n, op, target, clash), n)
 
 
 def search(

@@ -50,6 +50,7 @@ Version history:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any, ClassVar
 
@@ -143,8 +144,13 @@ class Arc1DConfig:
 # not apply (a shift that would push cells off the row, a pivot rule without one pivot).
 
 
-def _runs(row: Row) -> list[tuple[int, int, int]]:
-    """Maximal runs of one non-zero colour: (start, end exclusive, colour)."""
+@functools.lru_cache(maxsize=4096)
+def _runs(row: Row) -> tuple[tuple[int, int, int], ...]:
+    """Maximal runs of one non-zero colour: (start, end exclusive, colour).
+
+    Cached: the rival rules ask for the runs of the same few rows again and again (a third
+    of the generator's time at level 10 went here).
+    """
     out, i = [], 0
     while i < len(row):
         if row[i]:
@@ -155,7 +161,7 @@ def _runs(row: Row) -> list[tuple[int, int, int]]:
             i = j
         else:
             i += 1
-    return out
+    return tuple(out)
 
 
 def apply(rule: list[Any], row: Row) -> Row | None:

@@ -313,11 +313,15 @@ def _solve(rows: Equations, width: int) -> tuple[list[Fraction], list[list[Fract
             continue
         matrix[r], matrix[pivot] = matrix[pivot], matrix[r]
         lead = matrix[r][col]
-        matrix[r] = [x / lead for x in matrix[r]]
+        # Fraction arithmetic is most of the generator's time: zeros (and a lead of 1) skip it.
+        if lead != 1:
+            matrix[r] = [x / lead if x else x for x in matrix[r]]
         for i in range(len(matrix)):
             if i != r and matrix[i][col] != 0:
                 factor = matrix[i][col]
-                matrix[i] = [x - factor * y for x, y in zip(matrix[i], matrix[r], strict=True)]
+                matrix[i] = [
+                    x - factor * y if y else x for x, y in zip(matrix[i], matrix[r], strict=True)
+                ]
         pivots.append(col)
         r += 1
     if any(all(x == 0 for x in row[:width]) and row[width] != 0 for row in matrix):

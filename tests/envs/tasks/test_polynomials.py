@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from palaestra.envs.tasks.arithmetic.polynomial_expansion import (
     PolynomialExpansionTask,
+    expand_product,
     parse_polynomial,
 )
 from palaestra.envs.tasks.arithmetic.polynomial_roots import PolynomialRootsTask
@@ -29,6 +32,15 @@ def test_unexpanded_or_uncombined_answers_are_malformed():
         verdict = EXPANSION.verify(f"<answer>{answer}</answer>", PRODUCT)
         assert verdict.score == 0.0 and verdict.status.value == "bad_format", answer
     assert isinstance(parse_polynomial("x^999 + 1"), str)
+
+
+def test_the_printed_product_is_expanded_in_integers():
+    assert expand_product("(2x - 3)(x + 2)^3") == {4: 2, 3: 9, 2: 6, 1: -20, 0: -24}
+    assert expand_product("(x^2 - 1)(-x^2 - 1)") == {4: -1, 0: 1}
+    assert EXPANSION.verify("<answer>x^2 - 3x - 9</answer>", PRODUCT).score == 0.0
+    for text in ("(x + 2", "(x + 2)y", "(x + 2)^(3)"):
+        with pytest.raises(ValueError, match="cannot read a factor"):
+            expand_product(text)
 
 
 def test_roots_are_listed_each_once_in_any_order():
