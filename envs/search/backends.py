@@ -25,6 +25,7 @@ import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from palaestra.errors import InfrastructureError, MissingDependencyError
 
@@ -32,6 +33,8 @@ DEFAULT_PAGE_CHARS = 1_500
 SNIPPET_CHARS = 240
 TITLE_BOOST = 2.0
 """A query's words count twice in a title: a search for a name finds that name's article."""
+MAX_CACHED_TERMS = 100_000
+"""Words whose query clauses `LocalIndex` keeps; the cache starts over when it is full."""
 
 
 class SearchBackendError(InfrastructureError):
@@ -53,9 +56,11 @@ class Document:
     text: str
 
 
-@dataclasses.dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One search result.
+
+    A named tuple: a query returns several, and frozen dataclasses cost a tenth of a local
+    query to build.
 
     Attributes:
         doc_id: What `SearchBackend.open` takes to read the document.
@@ -225,6 +230,10 @@ class LocalIndex(SearchBackend):
         self._index.reload()
         self._searcher = self._index.searcher()
         self._lock = threading.Lock()
+        # Built once per word and per document, then reused (queries repeat their words,
+        # searches their documents): building them cost a third of a query.
+        self._clauses: dict[str, list] = {}
+        self._snippets: dict[int, str] = {}
 
     def _write(self, index) -> None:
         tantivy = _tantivy()
@@ -276,7 +285,10 @@ class LocalIndex(SearchBackend):
         hits = []
         for (score, _), ordinal in zip(found, ordinals, strict=True):
             document = self._by_ordinal[ordinal]
-            hits.append(Hit(document.doc_id, document.title, snippet(document.text), float(score)))
+            text = self._snippets.get(ordinal)
+            if text is None:
+                text = self._snippets[ordinal] = snippet(document.text)
+            hits.append(Hit(document.doc_id, document.title, text, float(score)))
         return hits
 
     def _query(self, query: str):
@@ -294,14 +306,25 @@ class LocalIndex(SearchBackend):
             return self._index.parse_query(
                 " ".join(terms), ["title", "body"], field_boosts={"title": TITLE_BOOST}
             )
-        tantivy_query, should = self._tantivy.Query, self._tantivy.Occur.Should
         clauses = []
         for term in dict.fromkeys(terms):  # the parser counts a repeated word once
-            # "freq", as the parser does: BM25 reads term frequencies, not positions.
-            title = tantivy_query.term_query(self._schema, "title", term, "freq")
-            body = tantivy_query.term_query(self._schema, "body", term, "freq")
-            clauses += [(should, tantivy_query.boost_query(title, TITLE_BOOST)), (should, body)]
-        return tantivy_query.boolean_query(clauses)
+            clauses += self._clauses.get(term) or self._term_clauses(term)
+        return self._tantivy.Query.boolean_query(clauses)
+
+    def _term_clauses(self, term: str) -> list:
+        """The clauses that search ``term`` in a title (boosted) or the text.
+
+        Kept for reuse, up to `MAX_CACHED_TERMS` words.
+        """
+        tantivy_query, should = self._tantivy.Query, self._tantivy.Occur.Should
+        # "freq", as the parser does: BM25 reads term frequencies, not positions.
+        title = tantivy_query.term_query(self._schema, "title", term, "freq")
+        body = tantivy_query.term_query(self._schema, "body", term, "freq")
+        clauses = [(should, tantivy_query.boost_query(title, TITLE_BOOST)), (should, body)]
+        if len(self._clauses) >= MAX_CACHED_TERMS:
+            self._clauses.clear()
+        self._clauses[term] = clauses
+        return clauses
 
     def passage(self, hit: Hit) -> str:
         """The document's whole text, as a Search-R1 retrieval server returns it."""
