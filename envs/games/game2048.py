@@ -100,7 +100,7 @@ def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
 # The oracle's search slides 84 boards per move. It works on boards packed into an int, 4 bits
 # a cell (cell i at bits 4i to 4i + 3, so row r is bits 16r to 16r + 15), and slides or scores
 # a whole row by one lookup in tables built once per process (in about 0.3 s), which makes the
-# slow test's oracle episodes about 3x cheaper. Tiles fit in 4 bits: the largest target is
+# slow test's oracle episodes about 2.5x cheaper. Tiles fit in 4 bits: the largest target is
 # 2**11, so no two tiles of 2**15 ever merge (the tables' rows where they would are junk).
 
 _ROW = 0xFFFF
