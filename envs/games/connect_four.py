@@ -46,6 +46,7 @@ Version history:
 from __future__ import annotations
 
 import functools
+import operator
 
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import VsOpponent
@@ -135,10 +136,27 @@ _WINDOWS_AT = tuple(
 )
 """The windows through each bit (``c * STRIDE + r``; none through the spare bits)."""
 _BOTTOMS = sum(1 << (c * STRIDE) for c in range(COLUMNS))
+_COLUMN_CELLS = tuple(((1 << ROWS) - 1) << (c * STRIDE) for c in ORDER)
+"""Each column's cells, centre first."""
+
+
+_NEAR = tuple(functools.reduce(int.__or__, windows, 0) for windows in _WINDOWS_AT)
+"""The cells of the windows through each bit: all that a disc there can change."""
 
 
 def _gain(mine: int, theirs: int, bit: int) -> int:
     """``evaluate(mine | bit, theirs) - evaluate(mine, theirs)``, from the windows via ``bit``."""
+    near = _NEAR[bit.bit_length() - 1]
+    return _near_gain(mine & near, theirs & near, bit)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _near_gain(mine: int, theirs: int, bit: int) -> int:
+    """`_gain`, given only the discs near ``bit``.
+
+    Cached (about 8 MB when full): searches meet the same neighbourhood of a cell again and
+    again (15 times in 16 over the oracle's episodes).
+    """
     gain = 0
     for window in _WINDOWS_AT[bit.bit_length() - 1]:
         if theirs & window:
@@ -150,16 +168,38 @@ def _gain(mine: int, theirs: int, bit: int) -> int:
     return gain
 
 
-def _can_win_now(mine: int, theirs: int) -> bool:
-    """Whether a disc of ``mine`` dropped into some column makes four."""
-    landing = ((mine | theirs) + _BOTTOMS) & _FULL  # the cell each open column's disc lands on
-    completes = 0  # the cells that finish a line of four with three of mine
+def _landing(mine: int, theirs: int) -> int:
+    """The cell each open column's disc lands on."""
+    return ((mine | theirs) + _BOTTOMS) & _FULL
+
+
+def _moves(mine: int, theirs: int, landing: int) -> list[tuple[int, int]]:
+    """Each open column's `_gain` and the bit where its disc lands, centre first."""
+    moves = []
+    for cells in _COLUMN_CELLS:
+        if bit := landing & cells:
+            near = _NEAR[bit.bit_length() - 1]
+            moves.append((_near_gain(mine & near, theirs & near, bit), bit))
+    return moves
+
+
+_by_gain = operator.itemgetter(0)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _threats(mine: int) -> int:
+    """The cells that finish a line of four with three of ``mine`` (some off the grid).
+
+    Cached (about 3 MB when full): a search meets the same discs of one side under many of
+    the other's (9 times in 10 over the oracle's episodes).
+    """
+    completes = 0
     for shift in (1, STRIDE, STRIDE - 1, STRIDE + 1):
         pairs = (mine << shift) & (mine << 2 * shift)
         completes |= pairs & ((mine << 3 * shift) | (mine >> shift))
         pairs = (mine >> shift) & (mine >> 2 * shift)
         completes |= pairs & ((mine >> 3 * shift) | (mine << shift))
-    return bool(completes & landing)
+    return completes
 
 
 def negamax(mine: int, theirs: int, depth: int, alpha: int, beta: int) -> int:
@@ -181,10 +221,24 @@ def _search(
     Each move adds its `_gain` to the score, so no position's windows are counted from
     scratch. ``bounds`` holds the lower and upper bounds on each position's value found so
     far in this search; a position reached again by another move order is cut short by them
-    (its depth is the same: within one search the disc count fixes it).
+    (its depth is the same: within one search the disc count fixes it). Moves are tried in
+    the order of their gains, which cuts off more than centre-first; with the cached gains
+    and threats this makes the slow test's oracle episodes over 2x cheaper. As any
+    alpha-beta search, it returns the exact value where that lies strictly between ``alpha``
+    and ``beta`` and a bound on the same side elsewhere, so the callers' columns do not
+    depend on the order.
     """
-    if _can_win_now(mine, theirs):  # an immediate win ends the search
+    landing = _landing(mine, theirs)
+    if _threats(mine) & landing:  # an immediate win ends the search
         return _WIN_SCORE + depth  # sooner wins score higher
+    if depth <= 1:  # every move's value is static, so this one is exact
+        return max(
+            (
+                0 if (mine | bit | theirs) == _FULL else score + gain
+                for gain, bit in _moves(mine, theirs, landing)
+            ),
+            default=0,
+        )
     lower, upper = known = bounds.get((mine, theirs), (-_WIN_SCORE * 10, _WIN_SCORE * 10))
     if lower >= beta or lower == upper:
         return lower
@@ -192,29 +246,23 @@ def _search(
         return upper
     alpha, beta = max(alpha, lower), min(beta, upper)
     start = alpha
+    moves = _moves(mine, theirs, landing)
+    if not moves:
+        return 0
+    moves.sort(key=_by_gain, reverse=True)  # the likeliest best first cuts more; ties stay put
     best = -_WIN_SCORE * 10
-    moved = False
-    for column in ORDER:
-        bit = _drop(mine, theirs, column)
-        if bit is None:
-            continue
-        moved = True
+    for gain, bit in moves:
         after = mine | bit
         if (after | theirs) == _FULL:
             value = 0
-        elif depth <= 1:
-            value = score + _gain(mine, theirs, bit)
-        else:
-            child = -(score + _gain(mine, theirs, bit))  # evaluate(theirs, after)
-            value = -_search(theirs, after, child, depth - 1, -beta, -alpha, bounds)
+        else:  # the child's score is evaluate(theirs, after)
+            value = -_search(theirs, after, -(score + gain), depth - 1, -beta, -alpha, bounds)
         if value > best:
             best = value
         if best > alpha:
             alpha = best
         if alpha >= beta:
             break
-    if not moved:
-        return 0
     if best <= start:
         known = (lower, best)
     elif best >= beta:

@@ -49,7 +49,6 @@ Version history:
 from __future__ import annotations
 
 import functools
-import operator
 from typing import Any
 
 import numpy as np
@@ -79,21 +78,10 @@ BUDGETS = (60, 100, 100, 160, 160, 300, 300, 600, 600, 1200)
 Board = tuple[int, ...]
 """16 exponents, row by row (0 empty, 1 for a 2, 2 for a 4, ...)."""
 
-_LINES = {
-    "left": [[r * SIZE + c for c in range(SIZE)] for r in range(SIZE)],
-    "right": [[r * SIZE + c for c in reversed(range(SIZE))] for r in range(SIZE)],
-    "up": [[r * SIZE + c for r in range(SIZE)] for c in range(SIZE)],
-    "down": [[r * SIZE + c for r in reversed(range(SIZE))] for c in range(SIZE)],
-}
-_READERS = {
-    move: tuple(operator.itemgetter(*line) for line in lines) for move, lines in _LINES.items()
-}
-"""Per move, per line: reads the line's tiles from a board, in the order they slide."""
 _MOVES = ("up", "left", "right", "down")
 _TILES = tuple(["."] + [str(1 << t) for t in range(1, 18)])
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
     """One line slid towards its start, equal neighbours merged once."""
     tiles = [t for t in line if t]
@@ -109,13 +97,83 @@ def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out + [0] * (len(line) - len(out)))
 
 
+# The oracle's search slides 84 boards per move. It works on boards packed into an int, 4 bits
+# a cell (cell i at bits 4i to 4i + 3, so row r is bits 16r to 16r + 15), and slides or scores
+# a whole row by one lookup in tables built once per process (in about 0.3 s), which makes the
+# slow test's oracle episodes about 2.5x cheaper. Tiles fit in 4 bits: the largest target is
+# 2**11, so no two tiles of 2**15 ever merge (the tables' rows where they would are junk).
+
+_ROW = 0xFFFF
+_LOW_BITS = 0x1111_1111_1111_1111
+"""The lowest bit of every cell."""
+
+
+def _pack(board: Board) -> int:
+    return sum(t << 4 * i for i, t in enumerate(board))
+
+
+def _unpack(packed: int) -> Board:
+    return tuple(packed >> 4 * i & 15 for i in range(SIZE * SIZE))
+
+
+@functools.cache
+def _slide_tables() -> tuple[list[int], list[int], list[int], list[int]]:
+    """Per packed row, one table per direction of `_MOVES`: the row slid.
+
+    Slid towards its first cell, as column 0 of a board (up) and as row 0 (left); towards its
+    last cell, as row 0 (right) and as column 0 (down).
+    """
+    up, left, right, down = [], [], [], []
+    for row in range(1 << 16):
+        a, b, c, d = _slide((row & 15, row >> 4 & 15, row >> 8 & 15, row >> 12))
+        up.append(a | b << 16 | c << 32 | d << 48)
+        left.append(a | b << 4 | c << 8 | d << 12)
+        d, c, b, a = _slide((row >> 12, row >> 8 & 15, row >> 4 & 15, row & 15))
+        right.append(a | b << 4 | c << 8 | d << 12)
+        down.append(a | b << 16 | c << 32 | d << 48)
+    return up, left, right, down
+
+
+def _transpose(board: int) -> int:
+    """Rows become columns: swaps the cells across each 2x2 block's diagonal, then the blocks."""
+    board = (
+        board & 0xF0F0_0F0F_F0F0_0F0F
+        | (board & 0x0000_F0F0_0000_F0F0) << 12
+        | (board & 0x0F0F_0000_0F0F_0000) >> 12
+    )
+    return (
+        board & 0xFF00_FF00_00FF_00FF
+        | (board & 0x00FF_00FF_0000_0000) >> 24
+        | (board & 0x0000_0000_FF00_FF00) << 24
+    )
+
+
+def _successors(board: int) -> tuple[int, int, int, int]:
+    """The packed board slid in each direction of `_MOVES`.
+
+    Its columns are looked up as the rows of the transposed board.
+    """
+    up, left, right, down = _slide_tables()
+    r0, r1, r2, r3 = board & _ROW, board >> 16 & _ROW, board >> 32 & _ROW, board >> 48
+    columns = _transpose(board)
+    c0, c1, c2, c3 = columns & _ROW, columns >> 16 & _ROW, columns >> 32 & _ROW, columns >> 48
+    return (
+        up[c0] | up[c1] << 4 | up[c2] << 8 | up[c3] << 12,
+        left[r0] | left[r1] << 16 | left[r2] << 32 | left[r3] << 48,
+        right[r0] | right[r1] << 16 | right[r2] << 32 | right[r3] << 48,
+        down[c0] | down[c1] << 4 | down[c2] << 8 | down[c3] << 12,
+    )
+
+
 def slide(board: Board, move: str) -> Board:
     """The board after sliding it (no new tile)."""
-    cells = list(board)
-    for line, read in zip(_LINES[move], _READERS[move], strict=True):
-        for index, value in zip(line, _slide(read(board)), strict=True):
-            cells[index] = value
-    return tuple(cells)
+    return _unpack(_successors(_pack(board))[_MOVES.index(move)])
+
+
+def _stuck(board: Board) -> bool:
+    """Whether no move changes the board."""
+    packed = _pack(board)
+    return all(after == packed for after in _successors(packed))
 
 
 def place(board: Board, where: float, four: float) -> Board:
@@ -128,6 +186,24 @@ def place(board: Board, where: float, four: float) -> Board:
     return tuple(cells)
 
 
+def _cells_of(board: int, tile: int) -> int:
+    """The cells of a packed board that hold ``tile``, as the lowest bit of each."""
+    differ = board ^ tile * _LOW_BITS
+    differ |= differ >> 1
+    differ |= differ >> 2
+    return ~differ & _LOW_BITS
+
+
+def _placed(board: int, where: float, four: float) -> int:
+    """`place` on a packed board."""
+    empty = _cells_of(board, 0)
+    if not empty:
+        return board
+    for _ in range(int(where * empty.bit_count())):
+        empty &= empty - 1  # drop the first empty cell
+    return board | (2 if four < FOUR_CHANCE else 1) * (empty & -empty)
+
+
 _SNAKE = (0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12)
 
 
@@ -137,6 +213,31 @@ def heuristic(board: Board) -> float:
         (1 << board[cell]) * (4.0 ** (15 - k)) for k, cell in enumerate(_SNAKE) if board[cell]
     )
     return score + board.count(0) * 4.0**12
+
+
+@functools.cache
+def _score_tables() -> tuple[list[int], ...]:
+    """Per row of the board, per packed row: the row's share of `heuristic`.
+
+    As ints: the terms are powers of two from 2 to below 2**53, so every sum is exact, as it
+    is in floats, and compares as `heuristic` does.
+    """
+    tables = []
+    for r in range(SIZE):
+        terms = [
+            [1 << (t + 30 - 2 * _SNAKE.index(r * SIZE + c)) if t else 4**12 for t in range(16)]
+            for c in range(SIZE)
+        ]
+        tables.append(
+            [a + b + c + d for d in terms[3] for c in terms[2] for b in terms[1] for a in terms[0]]
+        )
+    return tuple(tables)
+
+
+def _score(board: int) -> int:
+    """`heuristic` of a packed board."""
+    s0, s1, s2, s3 = _score_tables()
+    return s0[board & _ROW] + s1[board >> 16 & _ROW] + s2[board >> 32 & _ROW] + s3[board >> 48]
 
 
 class Game2048Env(GameEnv):
@@ -208,7 +309,7 @@ class Game2048Env(GameEnv):
                 progress=progress,
             )
         self._spawn()
-        if all(slide(self.board, m) == self.board for m in _MOVES):
+        if _stuck(self.board):
             return self.lost(
                 f"No move is left; you lose.\n{self.text()}",
                 reason="no move left",
@@ -223,20 +324,22 @@ class Game2048Env(GameEnv):
 
     def oracle_action(self) -> str:
         """Exact lookahead over the known coming tiles (see the module docstring)."""
-        move = self._search(self.board, self.spawned, ORACLE_DEPTH)[1] or "up"
+        move = self._search(_pack(self.board), self.spawned, ORACLE_DEPTH)[1] or "up"
         return f"<move>{move}</move>"
 
-    def _search(self, board: Board, spawned: int, depth: int) -> tuple[float, str | None]:
+    def _search(self, board: int, spawned: int, depth: int) -> tuple[float, str | None]:
         best_value, best_move = -1.0, None
-        for move in _MOVES:
-            after = slide(board, move)
+        k = 2 * min(spawned, self.max_moves + 1)  # the episode's last tile at most
+        where, four = self.draws[k], self.draws[k + 1]
+        # The search's boards hold no tile above the goal; one appears by merging two below it.
+        can_win = _cells_of(board, self.goal - 1).bit_count() > 1
+        for move, after in zip(_MOVES, _successors(board), strict=True):
             if after == board:
                 continue
-            if max(after) >= self.goal:
+            if can_win and _cells_of(after, self.goal):
                 return float("inf"), move
-            k = 2 * min(spawned, self.max_moves + 1)  # the episode's last tile at most
-            nxt = place(after, self.draws[k], self.draws[k + 1])
-            value = heuristic(nxt) if depth == 1 else self._search(nxt, spawned + 1, depth - 1)[0]
+            nxt = _placed(after, where, four)
+            value = _score(nxt) if depth == 1 else self._search(nxt, spawned + 1, depth - 1)[0]
             if value > best_value:
                 best_value, best_move = value, move
         return best_value, best_move

@@ -262,6 +262,35 @@ def test_2048_slides_merge_once_per_pair():
     assert game2048.slide(board, "right")[:4] == (0, 0, 0, 2)
 
 
+def test_2048_packed_boards_slide_place_and_score_as_tuples():
+    lines = {
+        "left": [[r * 4 + c for c in range(4)] for r in range(4)],
+        "right": [[r * 4 + c for c in reversed(range(4))] for r in range(4)],
+        "up": [[r * 4 + c for r in range(4)] for c in range(4)],
+        "down": [[r * 4 + c for r in reversed(range(4))] for c in range(4)],
+    }
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        board = tuple(int(t) for t in rng.choice(12, size=16, p=[0.4] + [0.6 / 11] * 11))
+        packed = game2048._pack(board)
+        assert game2048._unpack(packed) == board
+        for move, after in zip(game2048._MOVES, game2048._successors(packed), strict=True):
+            cells = list(board)
+            for line in lines[move]:
+                slid = game2048._slide(tuple(board[i] for i in line))
+                for index, value in zip(line, slid, strict=True):
+                    cells[index] = value
+            assert game2048._unpack(after) == tuple(cells) == game2048.slide(board, move)
+        where, four = rng.random(), rng.random()
+        assert game2048._unpack(game2048._placed(packed, where, four)) == game2048.place(
+            board, where, four
+        )
+        assert game2048._score(packed) == game2048.heuristic(board)
+        for tile in range(12):
+            cells = game2048._cells_of(packed, tile)
+            assert [cells >> 4 * i & 1 for i in range(16)] == [int(t == tile) for t in board]
+
+
 def test_2048_tiles_depend_on_the_seed_not_on_invalid_moves():
     first, second = bare("Game2048-v0"), bare("Game2048-v0")
     first.reset(seed=4)
@@ -458,6 +487,59 @@ def test_connect_four_lines_and_full_columns():
     _, rewards, _, _, infos = game.step({game.acting[0]: "<move>1</move>"})
     agent = game.acting[0]
     assert infos[agent].get("invalid_action") and "full" in infos[agent]["invalid_reason"]
+
+
+def _plain_negamax(mine, theirs, depth):
+    """The connect-four search without pruning, ordering or caches, for reference."""
+    if connect_four._threats(mine) & connect_four._landing(mine, theirs):
+        return connect_four._WIN_SCORE + depth
+    values = []
+    for column in connect_four.ORDER:
+        bit = connect_four._drop(mine, theirs, column)
+        if bit is None:
+            continue
+        if (mine | bit | theirs) == connect_four._FULL:
+            values.append(0)
+        elif depth <= 1:
+            values.append(connect_four.evaluate(mine | bit, theirs))
+        else:
+            values.append(-_plain_negamax(theirs, mine | bit, depth - 1))
+    return max(values, default=0)
+
+
+def test_connect_four_search_picks_the_columns_of_a_plain_negamax():
+    rng = np.random.default_rng(0)
+    checked = 0
+    while checked < 30:
+        mine, theirs = 0, 0  # the side to move owns ``mine``
+        for _ in range(int(rng.integers(2, 30))):
+            legal = [c for c in range(7) if connect_four._drop(mine, theirs, c) is not None]
+            column = legal[int(rng.integers(len(legal)))]
+            mine, theirs = theirs, mine | connect_four._drop(mine, theirs, column)
+        if connect_four.has_four(mine) or connect_four.has_four(theirs):
+            continue
+        checked += 1
+        for depth in (1, 2, 3):
+            # best_columns scores a column statically at depth 1; best_column looks one ply on
+            values, ahead = {}, {}
+            for column in connect_four.ORDER:
+                bit = connect_four._drop(mine, theirs, column)
+                if bit is None:
+                    continue
+                after = mine | bit
+                if connect_four.has_four(after):
+                    values[column] = ahead[column] = connect_four._WIN_SCORE + depth + 1
+                elif (after | theirs) == connect_four._FULL:
+                    values[column] = ahead[column] = 0
+                else:
+                    ahead[column] = -_plain_negamax(theirs, after, depth - 1)
+                    values[column] = (
+                        connect_four.evaluate(after, theirs) if depth <= 1 else ahead[column]
+                    )
+            best = [c for c in values if values[c] == max(values.values())]
+            assert connect_four.best_columns.__wrapped__(mine, theirs, depth) == tuple(best)
+            first = next(c for c in ahead if ahead[c] == max(ahead.values()))
+            assert connect_four.best_column.__wrapped__(mine, theirs, depth) == first
 
 
 def test_nim_winning_moves_zero_the_nim_sum():
