@@ -129,10 +129,14 @@ def scores(guesses: np.ndarray, secrets: np.ndarray, colors: int) -> np.ndarray:
 @functools.lru_cache(maxsize=16)
 def _multisets(pegs: int, colors: int, repeats: bool) -> tuple[np.ndarray, np.ndarray]:
     """Each code's multiset of digits (an index), and the digits any two multisets share."""
-    kinds, kind_of = np.unique(
-        _counts(all_codes(pegs, colors, repeats), colors), axis=0, return_inverse=True
+    base = (pegs + 1) ** np.arange(colors)  # a multiset's digit counts as one number
+    keys, kind_of = np.unique(
+        _counts(all_codes(pegs, colors, repeats), colors) @ base, return_inverse=True
     )
-    shared = np.minimum(kinds[:, None, :], kinds[None, :, :]).sum(axis=2)
+    kinds = (keys[:, None] // base % (pegs + 1)).astype(np.int8)
+    shared = np.zeros((len(kinds), len(kinds)), dtype=np.int8)
+    for color in range(colors):
+        shared += np.minimum(kinds[:, None, color], kinds[None, :, color])
     return kind_of.ravel(), shared
 
 
