@@ -597,6 +597,14 @@ def test_prisoners_dilemma_best_reply_matches_brute_force():
         assert game.best_reply("player_0", name)[0] == best, name
 
 
+def test_negotiation_coin_free_strategies_never_read_their_coin():
+    pool, values = (2, 2, 1), (2, 2, 2)
+    for strategy in negotiation.COIN_FREE:
+        for turn, offered in itertools.product(range(3), [None, *negotiation.splits_of(pool)]):
+            replies = {strategy(pool, values, turn, 3, offered, coin) for coin in (0, 0.3, 0.99)}
+            assert len(replies) == 1, strategy.__name__
+
+
 def test_negotiation_best_line_is_reached_by_the_oracle():
     for name in negotiation.STRATEGIES:
         env = negotiation.NegotiationEnv(opponent=name)
