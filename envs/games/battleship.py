@@ -48,10 +48,14 @@ Version history:
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import VsOpponent
 
-from ._common import check_int, check_level, column_label, level_value, parse_cell
+from ._common import ScalarDraws, check_int, check_level, column_label, level_value, parse_cell
 from ._twoplayer import TurnBasedGame, board_picture, pick
 
 PROGRESS_REWARD = 0.5
@@ -109,20 +113,18 @@ class Battleship(TurnBasedGame):
             "Reply with one shot per turn as <move>c4</move>."
         )
 
-    def _place(self) -> list[frozenset[int]]:
-        rng, size = self.np_random, self.size
+    def _place(self, draws: ScalarDraws) -> list[frozenset[int]]:
+        size = self.size
         for _ in range(1000):
             taken: set[int] = set()
             ships = []
             for length in self.ship_lengths:
                 for _ in range(200):
-                    horizontal = bool(rng.integers(2))
-                    r = int(rng.integers(size if horizontal else size - length + 1))
-                    c = int(rng.integers(size - length + 1 if horizontal else size))
-                    cells = frozenset(
-                        (r * size + c + k) if horizontal else ((r + k) * size + c)
-                        for k in range(length)
-                    )
+                    horizontal = bool(draws.integers(2))
+                    r = draws.integers(size if horizontal else size - length + 1)
+                    c = draws.integers(size - length + 1 if horizontal else size)
+                    step = 1 if horizontal else size
+                    cells = frozenset(range(r * size + c, (r * size + c) + step * length, step))
                     if not cells & taken:
                         ships.append(cells)
                         taken |= cells
@@ -135,7 +137,9 @@ class Battleship(TurnBasedGame):
 
     def start(self) -> None:
         """Places both fleets at random; player 1 fires first."""
-        self.fleets = [self._place(), self._place()]
+        # Some twenty scalar draws: `ScalarDraws` keeps them off most of the reset's time.
+        with ScalarDraws(self.np_random) as draws:
+            self.fleets = [self._place(draws), self._place(draws)]
         self.shots, self.mover = [set(), set()], 0
 
     def seat_name(self, agent: str) -> str:
@@ -265,37 +269,50 @@ def hunt_opponent(game: Battleship, agent: str) -> int:
 
 
 def density_opponent(game: Battleship, agent: str) -> int:
-    """The untried cell most placements of the unsunk ships would cover (random among equals)."""
-    size = game.size
+    """The untried cell most placements of the unsunk ships would cover (random among equals).
+
+    A placement over a miss or a sunk ship is out; one over open hits weighs 1 + 20 per
+    hit, the others 1, and while there are open hits only placements over them count.
+    """
+    cells = game.size * game.size
     me = game._index(agent)
     misses = game.shots[me] - {c for ship in game.fleets[1 - me] for c in ship}
     sunk = {c for ship in game.fleets[1 - me] if ship <= game.shots[me] for c in ship}
-    blocked = misses | sunk
+    blocked = np.zeros(cells, dtype=bool)
+    blocked[list(misses | sunk)] = True
     hits = game.open_hits(agent)
-    untried = set(game.legal_moves(agent))
-    counts: dict[int, int] = {}
+    is_hit = np.zeros(cells, dtype=bool)
+    is_hit[list(hits)] = True
+    counts = np.zeros(cells, dtype=np.int64)
     for length in game.unsunk_lengths(agent):
-        for r in range(size):
-            for c in range(size):
-                for horizontal in (True, False):
-                    if (c + length > size) if horizontal else (r + length > size):
-                        continue
-                    cells = [
-                        (r * size + c + k) if horizontal else ((r + k) * size + c)
-                        for k in range(length)
-                    ]
-                    if any(cell in blocked for cell in cells):
-                        continue
-                    weight = 1 + 20 * sum(cell in hits for cell in cells)
-                    if hits and weight == 1:
-                        continue
-                    for cell in cells:
-                        if cell in untried:
-                            counts[cell] = counts.get(cell, 0) + weight
-    if not counts:
+        placed = _placements(game.size, length)
+        on_hits = is_hit[placed].sum(axis=1)
+        fits = ~blocked[placed].any(axis=1) & ((on_hits > 0) if hits else True)
+        weights = np.repeat(1 + 20 * on_hits[fits], length)
+        counts += np.bincount(placed[fits].ravel(), weights, minlength=cells).astype(np.int64)
+    counts[list(game.shots[me])] = 0
+    top = int(counts.max())
+    if top == 0:
         return random_opponent(game, agent)
-    top = max(counts.values())
-    return pick(game, sorted(cell for cell, n in counts.items() if n == top))
+    return pick(game, np.flatnonzero(counts == top).tolist())
+
+
+# The density opponent weighs every placement of every unsunk ship at each of its turns:
+# laying them out anew, cell by cell in Python, was most of an episode's time.
+@functools.cache
+def _placements(size: int, length: int) -> np.ndarray:
+    """The cells of every straight placement of a ship of ``length``: ``(placements, length)``."""
+    across = [
+        [r * size + c + k for k in range(length)]
+        for r in range(size)
+        for c in range(size - length + 1)
+    ]
+    down = [
+        [(r + k) * size + c for k in range(length)]
+        for r in range(size - length + 1)
+        for c in range(size)
+    ]
+    return np.array(across + down, dtype=np.int64).reshape(-1, length)
 
 
 Battleship.opponents = {

@@ -122,6 +122,36 @@ def scores(guesses: np.ndarray, secrets: np.ndarray, colors: int) -> np.ndarray:
     return black * 10 + (common - black)
 
 
+# The oracle scores up to `MAX_PAIRS` pairs per guess in code spaces too large for
+# `score_table`; comparing digit counts colour by colour was most of its time. Two codes
+# share as many digits as their multisets of digits do, and there are few multisets (792
+# for 5 pegs of 8 colours): that count is read from a table of multisets instead.
+@functools.lru_cache(maxsize=16)
+def _multisets(pegs: int, colors: int, repeats: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each code's multiset of digits (an index), and the digits any two multisets share."""
+    base = (pegs + 1) ** np.arange(colors)  # a multiset's digit counts as one number
+    keys, kind_of = np.unique(
+        _counts(all_codes(pegs, colors, repeats), colors) @ base, return_inverse=True
+    )
+    kinds = (keys[:, None] // base % (pegs + 1)).astype(np.int8)
+    shared = np.zeros((len(kinds), len(kinds)), dtype=np.int8)
+    for color in range(colors):
+        shared += np.minimum(kinds[:, None, color], kinds[None, :, color])
+    return kind_of.ravel(), shared
+
+
+def scores_at(
+    pegs: int, colors: int, repeats: bool, guesses: np.ndarray, secrets: np.ndarray
+) -> np.ndarray:
+    """`scores` of the codes at indices ``guesses`` against those at ``secrets``."""
+    codes = all_codes(pegs, colors, repeats)
+    kind_of, shared = _multisets(pegs, colors, repeats)
+    black = sum(
+        codes[guesses, p][:, None] == codes[secrets, p][None, :] for p in range(pegs)
+    ).astype(np.int64)
+    return black * 9 + shared[kind_of[guesses][:, None], kind_of[secrets][None, :]]
+
+
 def pegs_of(guess: tuple[int, ...], secret: tuple[int, ...]) -> tuple[int, int]:
     """``(black, white)``: digits in the right place, and the other digits the two share."""
     black = sum(g == s for g, s in zip(guess, secret, strict=True))
@@ -209,7 +239,9 @@ class MastermindEnv(GameEnv):
         if self.table is not None:
             found = self.table[index][candidates]
         else:
-            found = scores(self.codes[index : index + 1], self.codes[candidates], self.colors)[0]
+            found = scores_at(self.pegs, self.colors, self.repeats, np.array([index]), candidates)[
+                0
+            ]
         self.candidates = self.candidates[found == black * 10 + white]
 
     def _step(self, action: Message) -> Step:
@@ -293,11 +325,12 @@ def _minimax(codes: np.ndarray, pool: np.ndarray, candidates: np.ndarray, colors
     limit = max(1, MAX_PAIRS // len(candidates))
     if len(pool) > limit:
         pool = pool[np.linspace(0, len(pool) - 1, limit).astype(np.int64)]
-    table = score_table(codes.shape[1], colors, _has_repeats(codes))
+    pegs, repeats = codes.shape[1], _has_repeats(codes)
+    table = score_table(pegs, colors, repeats)
     if table is not None:
         found = table[np.ix_(pool, candidates)].astype(np.int64)
     else:
-        found = scores(codes[pool], codes[candidates], colors).astype(np.int64)
+        found = scores_at(pegs, colors, repeats, pool, candidates)
     buckets = 100
     counts = np.bincount(
         (np.arange(len(pool))[:, None] * buckets + found).ravel(), minlength=len(pool) * buckets

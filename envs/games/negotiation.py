@@ -59,7 +59,7 @@ from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import MultiAgentEnv, Round, VsOpponent
 from palaestra.verdict import Status, Verdict
 
-from ._common import check_int, check_level, level_value, parse_move
+from ._common import ScalarDraws, check_int, check_level, level_value, parse_move
 
 KINDS = ("book", "hat", "ball")
 TOTAL_VALUE = 10
@@ -159,6 +159,9 @@ def tough_strategy(pool, values, turn, turns, offered, coin):
     return "propose", _keep_until(pool, values, demand)
 
 
+COIN_FREE = frozenset({fair_strategy, greedy_strategy, tough_strategy})
+"""The strategies that never read their coin (a test checks it)."""
+
 STRATEGIES: dict[str, Strategy] = {
     "random": random_strategy,
     "fair": fair_strategy,
@@ -187,12 +190,11 @@ class Negotiation(MultiAgentEnv):
         self.standing: tuple[int, Split] | None = None  # (proposer seat, split it keeps)
         self.deal: tuple[int, Split] | None = None
 
-    def _values(self) -> tuple[int, ...]:
-        rng = self.np_random
+    def _values(self, draws: ScalarDraws) -> tuple[int, ...]:
         while True:
             values, total = [0, 0, 0], 0  # total: the pool's worth at these values
             for _ in range(60):
-                kind = int(rng.integers(3))
+                kind = draws.integers(3)
                 if total + self.pool[kind] <= TOTAL_VALUE:
                     values[kind] += 1
                     total += self.pool[kind]
@@ -202,13 +204,14 @@ class Negotiation(MultiAgentEnv):
     def _reset(self, options: dict[str, Any]) -> dict[str, str]:
         if options:
             raise ValueError(f"Negotiation.reset takes no options, got {sorted(options)}")
-        rng = self.np_random
-        counts = [1, 1, 1]
-        for _ in range(self.items - 3):
-            counts[int(rng.integers(3))] += 1
-        self.pool = tuple(counts)  # type: ignore[assignment]
-        self.values = [self._values(), self._values()]
-        self.coins = rng.random(self.turns).tolist()
+        # About twenty scalar draws: `ScalarDraws` keeps them off most of the reset's time.
+        with ScalarDraws(self.np_random) as draws:
+            counts = [1, 1, 1]
+            for _ in range(self.items - 3):
+                counts[draws.integers(3)] += 1
+            self.pool = tuple(counts)  # type: ignore[assignment]
+            self.values = [self._values(draws), self._values(draws)]
+        self.coins = self.np_random.random(self.turns).tolist()
         self.turn_index, self.standing, self.deal = 0, None, None
         texts = {}
         for agent in self.watched():
@@ -324,40 +327,17 @@ class Negotiation(MultiAgentEnv):
         gives nothing the agent values (it values the same items), the deal is the success.
         """
         seat = self.possible_agents.index(agent)
-        own, theirs = self.values[seat], self.values[1 - seat]
-        nothing: Split = (0, 0, 0)
-        best, move = -1, ("propose", self.pool)  # -1: no deal found yet
-        for turn in range(self.turn_index, self.turns):
-            if turn % 2 != seat:
-                continue
-            now = turn == self.turn_index
-            if now:
-                offered = self.offered_to(seat)
-            else:
-                previous = turn - 1
-                kind, kept = strategy(
-                    self.pool, theirs, previous // 2, self.turns // 2, nothing, self.coins[previous]
-                )
-                if kind == "accept":
-                    break  # it took the whole-pool proposal: counted at the turn that made it
-                offered = rest(self.pool, kept)
-            if offered is not None and worth(offered, own) > best:
-                best = worth(offered, own)
-                move = ("accept", None) if now else ("propose", self.pool)
-            if turn + 1 == self.turns:
-                continue
-            # The most valuable split the opponent accepts: try them from the most valuable
-            # down, and stop at one that would not beat the best so far.
-            for value, split, left in splits_by_worth(self.pool, own):
-                if value <= best:
-                    break
-                reply = strategy(
-                    self.pool, theirs, (turn + 1) // 2, self.turns // 2, left, self.coins[turn + 1]
-                )
-                if reply[0] == "accept":
-                    best, move = value, ("propose", split) if now else ("propose", self.pool)
-                    break
-        return max(best, 0), move
+        return _best_line(
+            strategy,
+            self.pool,
+            self.values[seat],
+            self.values[1 - seat],
+            self.turns,
+            self.turn_index,
+            seat,
+            self.offered_to(seat),
+            None if strategy in COIN_FREE else tuple(self.coins),
+        )
 
     oracle_opponent: Strategy = staticmethod(fair_strategy)
 
@@ -377,6 +357,56 @@ class Negotiation(MultiAgentEnv):
             f"pool {self.pool}, {values}, turn {self.turn_index}/{self.turns}, standing "
             f"{self.standing}, deal {self.deal}"
         )
+
+
+# `best_line` runs at every reset (for the best return) and at every oracle move. Against an
+# opponent that never reads its coins it depends only on the pool, the values and the turn
+# (a few hundred cases per level), so each case is searched once.
+@functools.lru_cache(maxsize=1 << 14)
+def _best_line(
+    strategy: Strategy,
+    pool: Split,
+    own: tuple[int, ...],
+    theirs: tuple[int, ...],
+    turns: int,
+    turn_index: int,
+    seat: int,
+    offered: Split | None,
+    coins: tuple[float, ...] | None,
+) -> tuple[int, tuple[str, Split | None]]:
+    """`Negotiation.best_line` for ``seat`` at ``turn_index``, offered ``offered`` now.
+
+    ``coins`` is None for a strategy in `COIN_FREE` (it is then shown coins of 0).
+    """
+    nothing: Split = (0, 0, 0)
+    best, move = -1, ("propose", pool)  # -1: no deal found yet
+    for turn in range(turn_index, turns):
+        if turn % 2 != seat:
+            continue
+        now = turn == turn_index
+        if not now:
+            previous = turn - 1
+            coin = coins[previous] if coins is not None else 0.0
+            kind, kept = strategy(pool, theirs, previous // 2, turns // 2, nothing, coin)
+            if kind == "accept":
+                break  # it took the whole-pool proposal: counted at the turn that made it
+            offered = rest(pool, kept)
+        if offered is not None and worth(offered, own) > best:
+            best = worth(offered, own)
+            move = ("accept", None) if now else ("propose", pool)
+        if turn + 1 == turns:
+            continue
+        # The most valuable split the opponent accepts: try them from the most valuable
+        # down, and stop at one that would not beat the best so far.
+        coin = coins[turn + 1] if coins is not None else 0.0
+        for value, split, left in splits_by_worth(pool, own):
+            if value <= best:
+                break
+            reply = strategy(pool, theirs, (turn + 1) // 2, turns // 2, left, coin)
+            if reply[0] == "accept":
+                best, move = value, ("propose", split) if now else ("propose", pool)
+                break
+    return max(best, 0), move
 
 
 def _policy(strategy: Strategy) -> Callable[[Negotiation, str], tuple[str, Split | None]]:

@@ -144,6 +144,19 @@ def test_minesweeper_deductions_are_sound():
         assert not safe & env.mines and mines <= env.mines
 
 
+def test_minesweeper_deductions_from_earlier_facts_match_a_fresh_start():
+    env = palaestra.make("Minesweeper-v1", level=9).unwrapped
+    for seed in range(3):
+        env.reset(seed=seed)
+        while True:
+            found = env.deduce()  # starts from the previous turn's facts
+            env._proven = (frozenset(), frozenset(), frozenset(), frozenset(), [])
+            assert found == env.deduce()
+            _, _, terminated, _, _ = env.step(env.oracle_action())
+            if terminated:
+                break
+
+
 @pytest.mark.parametrize(
     ("guess", "secret", "marks"),
     [
@@ -175,6 +188,23 @@ def test_wordle_keeps_exactly_the_candidates_that_give_the_same_marks(length):
         kept = candidates[wordle.matching(guess, marks, candidates, length)]
         same = [i for i in candidates if wordle.feedback(guess, answers[i]) == marks]
         assert kept.tolist() == same
+
+
+def test_wordle_best_guess_is_the_first_guess_of_most_entropy():
+    answers = wordle.encode(wordle._words.answers(4))
+    rng = np.random.default_rng(0)
+    for size in (3, 4, 6, 10, 30, 100, 400):
+        candidates = np.sort(rng.choice(len(answers), size, replace=False))
+        codes = wordle.pattern_codes(answers, answers[candidates])
+        entropy = np.array(
+            [
+                -sum(c / size * np.log(c / size) for c in np.unique(row, return_counts=True)[1])
+                for row in codes
+            ]
+        )
+        entropy[candidates] += 1e-9
+        best = np.flatnonzero(entropy >= entropy.max() - 1e-12)  # ties, up to rounding
+        assert wordle._best_guess(4, candidates) in best.tolist()
 
 
 def test_wordle_rejects_unknown_words_without_spending_a_guess():
@@ -210,6 +240,16 @@ def test_mastermind_scores_black_and_white_pegs():
     secret = np.array([[2, 1, 1, 5]], dtype=np.int8)
     scores = mastermind.scores(codes, secret, 6)[:, 0]
     assert scores.tolist() == [1 * 10 + 2, 0 * 10 + 2]
+
+
+@pytest.mark.parametrize(("pegs", "colors", "repeats"), [(3, 4, False), (5, 8, True), (5, 9, True)])
+def test_mastermind_scores_by_index_match_scores(pegs, colors, repeats):
+    codes = mastermind.all_codes(pegs, colors, repeats)
+    rng = np.random.default_rng(pegs)
+    guesses, secrets = rng.integers(len(codes), size=40), rng.integers(len(codes), size=300)
+    expected = mastermind.scores(codes[guesses], codes[secrets], colors)
+    found = mastermind.scores_at(pegs, colors, repeats, guesses, secrets)
+    assert np.array_equal(found, expected)
 
 
 @pytest.mark.parametrize(
@@ -253,6 +293,21 @@ def test_hangman_reference_misses_match_the_shipped_table():
     table = dict(hangman._words.hangman_words())
     for word in words[:200]:
         assert hangman.reference_misses(word, words) == table[word]
+
+
+@pytest.mark.parametrize("length", [4, 7, 10])
+def test_hangman_reference_guess_matches_fits_and_best_letter(length):
+    words = hangman._words.answers(length)
+    rng = np.random.default_rng(length)
+    for _ in range(100):
+        secret = words[rng.integers(len(words))]
+        tried = frozenset(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), rng.integers(12)))
+        pattern = "".join(ch if ch in tried else "_" for ch in secret)
+        if rng.random() < 0.1:
+            pattern = "q" * length  # no word fits
+        fit = [word for word in words if hangman.fits(word, pattern, tried)]
+        expected = fit[0] if len(fit) == 1 else hangman.best_letter(fit or words, tried)
+        assert hangman.reference_guess(length, pattern, tried) == expected
 
 
 def test_2048_slides_merge_once_per_pair():
@@ -623,6 +678,37 @@ def test_battleship_fleets_do_not_overlap_and_hits_are_reported():
     assert "hit" in observations["player_0"][0]["content"] and rewards["player_0"] > 0
 
 
+def test_battleship_density_opponent_fires_at_the_most_covered_cell():
+    env = palaestra.make("Battleship-v0", level=9).unwrapped
+    game, agent = env.game, "player_1"
+    for seed in range(3):
+        env.reset(seed=seed)
+        while not game._over:
+            size, me = game.size, 1
+            ship_cells = {c for ship in game.fleets[0] for c in ship}
+            sunk = {c for ship in game.fleets[0] if ship <= game.shots[me] for c in ship}
+            blocked = (game.shots[me] - ship_cells) | sunk
+            hits = game.open_hits(agent)
+            counts = dict.fromkeys(range(size * size), 0)
+            for length in game.unsunk_lengths(agent):
+                for r, c, step in itertools.product(range(size), range(size), (1, size)):
+                    cells = [r * size + c + k * step for k in range(length)]
+                    if (c if step == 1 else r) + length > size or blocked & set(cells):
+                        continue
+                    weight = 1 + 20 * len(hits & set(cells))
+                    if hits and weight == 1:
+                        continue
+                    for cell in set(cells) - game.shots[me]:
+                        counts[cell] += weight
+            top = max(counts.values())
+            state = game.np_random.bit_generator.state
+            move = battleship.density_opponent(game, agent)
+            game.np_random.bit_generator.state = state
+            if top:
+                assert move == battleship.pick(game, [c for c in counts if counts[c] == top])
+            env.step(env.oracle_action() if seed else env.random_action(np.random.default_rng(0)))
+
+
 def test_prisoners_dilemma_best_reply_matches_brute_force():
     game = prisoners_dilemma.PrisonersDilemma(rounds=6)
     for name in prisoners_dilemma.STRATEGIES:
@@ -637,6 +723,14 @@ def test_prisoners_dilemma_best_reply_matches_brute_force():
                 state = update(state, theirs, mine)
             best = max(best, points)
         assert game.best_reply("player_0", name)[0] == best, name
+
+
+def test_negotiation_coin_free_strategies_never_read_their_coin():
+    pool, values = (2, 2, 1), (2, 2, 2)
+    for strategy in negotiation.COIN_FREE:
+        for turn, offered in itertools.product(range(3), [None, *negotiation.splits_of(pool)]):
+            replies = {strategy(pool, values, turn, 3, offered, coin) for coin in (0, 0.3, 0.99)}
+            assert len(replies) == 1, strategy.__name__
 
 
 def test_negotiation_best_line_is_reached_by_the_oracle():
