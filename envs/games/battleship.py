@@ -55,7 +55,7 @@ import numpy as np
 from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import VsOpponent
 
-from ._common import ScalarDraws, check_int, check_level, column_label, level_value, parse_cell
+from ._common import check_int, check_level, column_label, level_value, parse_cell
 from ._twoplayer import TurnBasedGame, board_picture, pick
 
 PROGRESS_REWARD = 0.5
@@ -113,16 +113,16 @@ class Battleship(TurnBasedGame):
             "Reply with one shot per turn as <move>c4</move>."
         )
 
-    def _place(self, draws: ScalarDraws) -> list[frozenset[int]]:
-        size = self.size
+    def _place(self) -> list[frozenset[int]]:
+        rng, size = self.np_random, self.size
         for _ in range(1000):
             taken: set[int] = set()
             ships = []
             for length in self.ship_lengths:
                 for _ in range(200):
-                    horizontal = bool(draws.integers(2))
-                    r = draws.integers(size if horizontal else size - length + 1)
-                    c = draws.integers(size - length + 1 if horizontal else size)
+                    horizontal = bool(rng.integers(2))
+                    r = int(rng.integers(size if horizontal else size - length + 1))
+                    c = int(rng.integers(size - length + 1 if horizontal else size))
                     step = 1 if horizontal else size
                     cells = frozenset(range(r * size + c, (r * size + c) + step * length, step))
                     if not cells & taken:
@@ -137,9 +137,7 @@ class Battleship(TurnBasedGame):
 
     def start(self) -> None:
         """Places both fleets at random; player 1 fires first."""
-        # Some twenty scalar draws: `ScalarDraws` keeps them off most of the reset's time.
-        with ScalarDraws(self.np_random) as draws:
-            self.fleets = [self._place(draws), self._place(draws)]
+        self.fleets = [self._place(), self._place()]
         self.shots, self.mover = [set(), set()], 0
 
     def seat_name(self, agent: str) -> str:

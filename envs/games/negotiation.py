@@ -59,7 +59,7 @@ from palaestra.core import INVALID_ACTION_PENALTY, InvalidAction
 from palaestra.multiagent import MultiAgentEnv, Round, VsOpponent
 from palaestra.verdict import Status, Verdict
 
-from ._common import ScalarDraws, check_int, check_level, level_value, parse_move
+from ._common import check_int, check_level, level_value, parse_move
 
 KINDS = ("book", "hat", "ball")
 TOTAL_VALUE = 10
@@ -190,11 +190,12 @@ class Negotiation(MultiAgentEnv):
         self.standing: tuple[int, Split] | None = None  # (proposer seat, split it keeps)
         self.deal: tuple[int, Split] | None = None
 
-    def _values(self, draws: ScalarDraws) -> tuple[int, ...]:
+    def _values(self) -> tuple[int, ...]:
+        rng = self.np_random
         while True:
             values, total = [0, 0, 0], 0  # total: the pool's worth at these values
             for _ in range(60):
-                kind = draws.integers(3)
+                kind = int(rng.integers(3))
                 if total + self.pool[kind] <= TOTAL_VALUE:
                     values[kind] += 1
                     total += self.pool[kind]
@@ -204,14 +205,13 @@ class Negotiation(MultiAgentEnv):
     def _reset(self, options: dict[str, Any]) -> dict[str, str]:
         if options:
             raise ValueError(f"Negotiation.reset takes no options, got {sorted(options)}")
-        # About twenty scalar draws: `ScalarDraws` keeps them off most of the reset's time.
-        with ScalarDraws(self.np_random) as draws:
-            counts = [1, 1, 1]
-            for _ in range(self.items - 3):
-                counts[draws.integers(3)] += 1
-            self.pool = tuple(counts)  # type: ignore[assignment]
-            self.values = [self._values(draws), self._values(draws)]
-        self.coins = self.np_random.random(self.turns).tolist()
+        rng = self.np_random
+        counts = [1, 1, 1]
+        for _ in range(self.items - 3):
+            counts[int(rng.integers(3))] += 1
+        self.pool = tuple(counts)  # type: ignore[assignment]
+        self.values = [self._values(), self._values()]
+        self.coins = rng.random(self.turns).tolist()
         self.turn_index, self.standing, self.deal = 0, None, None
         texts = {}
         for agent in self.watched():

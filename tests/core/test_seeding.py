@@ -11,7 +11,7 @@ from gymnasium.utils import env_checker, seeding
 
 import palaestra
 from palaestra.envs.games import mastermind
-from palaestra.envs.games._common import ScalarDraws, sample
+from palaestra.envs.games._common import sample
 
 
 def bare(env_id: str, **kwargs):
@@ -105,34 +105,3 @@ def test_2048_draws_every_tile_from_np_random_at_reset(seed):
     env = bare("Game2048-v0", target=2048, max_moves=100)
     env.reset(seed=seed)
     assert env.draws == np.random.default_rng(seed).random(2 * (100 + 2)).tolist()
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_scalar_draws_match_numpy_call_for_call(seed):
-    bounds = [1, 2, 3, 5, 6, 7, 10, 100, 2**31 + 1, 2**32 - 1, 3 * 2**30]
-    plan = np.random.default_rng([seed, 1])
-    calls = [
-        None if plan.random() < 0.2 else int(bounds[plan.integers(len(bounds))])
-        for _ in range(int(plan.integers(1, 40)))
-    ]
-    reference, emulated = np.random.default_rng(seed), np.random.default_rng(seed)
-    if seed % 2:  # start with a half word waiting in the state
-        reference.integers(3)
-        emulated.integers(3)
-    expected = [
-        float(reference.random()) if n is None else int(reference.integers(n)) for n in calls
-    ]
-    with ScalarDraws(emulated) as draws:
-        found = [draws.random() if n is None else draws.integers(n) for n in calls]
-    assert found == expected
-    assert emulated.bit_generator.state == reference.bit_generator.state
-    assert emulated.integers(1000, size=4).tolist() == reference.integers(1000, size=4).tolist()
-
-
-def test_scalar_draws_fall_back_to_numpy_on_other_bit_generators():
-    reference = np.random.Generator(np.random.MT19937(5))
-    emulated = np.random.Generator(np.random.MT19937(5))
-    with ScalarDraws(emulated) as draws:
-        found = [draws.integers(6), draws.random(), draws.integers(1)]
-    assert found == [int(reference.integers(6)), float(reference.random()), 0]
-    assert emulated.integers(1000, size=4).tolist() == reference.integers(1000, size=4).tolist()
