@@ -176,6 +176,22 @@ def _distances(free: bytearray, start: int, steps: tuple[int, ...]) -> list[int]
     return distance
 
 
+def reach_bits(free: int, start: int, width: int) -> int:
+    """Cells the player walks to from ``start`` without pushing, as bits (cell ``i`` is bit ``i``).
+
+    ``free`` has a bit for each floor cell without a box. The searches ask this of every
+    state they expand: a flood fill on one integer costs a few big-integer operations per
+    step of distance instead of a set operation per cell (most of the oracle's time). The
+    room's walls keep the shifts from wrapping around a row.
+    """
+    reach = 1 << start
+    while True:
+        grown = (reach | reach << 1 | reach >> 1 | reach << width | reach >> width) & free
+        if grown == reach:
+            return reach
+        reach = grown
+
+
 class SokobanEnv(GameEnv):
     """Sokoban by reverse play; see the module docstring."""
 
@@ -305,22 +321,6 @@ class SokobanEnv(GameEnv):
         if best is None:
             return None
         return best[0], best[1], history[: best[2]], best[3]
-
-    def _reach(self, free: int, start: int) -> int:
-        """Cells the player can walk to without pushing, as bits (cell ``i`` is bit ``i``).
-
-        ``free`` has a bit for each floor cell without a box. The search asks this of every
-        state it expands: a flood fill on one integer costs a few big-integer operations per
-        step of distance instead of a set operation per cell (most of the oracle's time).
-        The room's walls keep the shifts from wrapping around a row.
-        """
-        width = self.width
-        reach = 1 << start
-        while True:
-            grown = (reach | reach << 1 | reach >> 1 | reach << width | reach >> width) & free
-            if grown == reach:
-                return reach
-            reach = grown
 
     def _replay(
         self, player: int, boxes: frozenset[int], pulls: list[tuple[int, int]]
@@ -520,7 +520,7 @@ class SokobanEnv(GameEnv):
             boxes, player = state
             if boxes <= self.targets:
                 return self._expand(state, parents)
-            reach = self._reach(floor_bits & ~sum(1 << box for box in boxes), player)
+            reach = reach_bits(floor_bits & ~sum(1 << box for box in boxes), player, self.width)
             # States whose player can walk to each other are one: keyed by the lowest cell.
             region = (boxes, (reach & -reach).bit_length() - 1)
             if region in closed:

@@ -45,6 +45,7 @@ from collections import deque
 
 import numpy as np
 
+from palaestra.envs.games.sokoban import reach_bits
 from palaestra.envs.tasks.base import ANSWER_FORMAT, Certificate, Problem, Task, TaskEnv
 from palaestra.envs.tasks.planning._plans import plan_tokens, run_plan
 from palaestra.verdict import Verdict
@@ -197,21 +198,6 @@ def _reach(
     return seen
 
 
-def _reach_bits(free: int, start: int, width: int) -> int:
-    """The cells of `_reach` as bits (cell ``i`` is bit ``i``) of the ``free`` cells' bits.
-
-    A flood fill on one integer: the reverse play asks only which cells the player reaches,
-    once per round, and this is most of the cost of generating a warehouse. The room's
-    walls keep the shifts from wrapping around a row.
-    """
-    reach = 1 << start
-    while True:
-        grown = (reach | reach << 1 | reach >> 1 | reach << width | reach >> width) & free
-        if grown == reach:
-            return reach
-        reach = grown
-
-
 def _walk(reach: dict[int, tuple[int, str] | None], goal: int) -> list[str]:
     path = []
     while reach[goal] is not None:
@@ -236,7 +222,7 @@ def build(config: SokobanPlanConfig, rng: np.random.Generator) -> tuple[Warehous
         best, best_score, last, switches = None, 0, -1, 0
         floor_bits = sum(1 << cell for cell in floor)
         for _ in range(config.pull_rounds):
-            reach = _reach_bits(floor_bits & ~sum(1 << b for b in boxes), player, width)
+            reach = reach_bits(floor_bits & ~sum(1 << b for b in boxes), player, width)
             options = [
                 (i, d)
                 for i, b in enumerate(boxes)
