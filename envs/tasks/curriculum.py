@@ -14,11 +14,11 @@ episodes only, never inside one. Episodes that end in an infrastructure failure
   Knobs given explicitly when the env was made stay fixed; the level sets the rest.
   ``info["level"]`` and ``info["curriculum"]`` report the state on every reset and step.
 
-* `TaskMixEnv` (registered as ``TaskMix-v0``) is a single-turn env that draws one family per
+* `TaskMixEnv` (registered as ``TaskMix-v1``) is a single-turn env that draws one family per
   episode by weight (from its own seeded generator: the same seed gives the same family and
   problem), optionally with a per-family adaptive level.
 
-TaskMix-v0, in the env template:
+TaskMix-v1, in the env template:
 
 The task:
     Each episode is one problem of one task family, drawn by weight from the mixture.
@@ -48,6 +48,8 @@ Arguments:
 
 Version history:
     v0: first version.
+    v1: ListFunctions-v1 in place of ListFunctions-v0, whose examples could fit a second rule
+        as simple as the one scored.
 """
 
 from __future__ import annotations
@@ -69,10 +71,11 @@ DEFAULT_FAMILIES = (
     "ShortestPath-v0",
     "TopologicalSort-v0",
     "NumberSequence-v0",
-    "ListFunctions-v0",
+    "ListFunctions-v1",
     "BaseConversion-v0",
 )
-"""The families of ``TaskMix-v0`` (equal weights): logic, graphs, induction and arithmetic."""
+"""The families of ``TaskMix-v1`` (equal weights): logic, graphs, induction and arithmetic.
+``TaskMix-v0`` lists ListFunctions-v0 in its registry entry instead."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -185,3 +185,16 @@ def test_registered_mixture_is_tagged_and_made_by_id():
     assert info["family"] == "BaseConversion-v0" and info["level"] == 4
     *_, info = env.step(env.oracle_action())
     assert info["success"] is True
+
+
+def test_the_newest_mixture_draws_the_newest_list_functions_and_v0_is_frozen():
+    families = {
+        version: {
+            palaestra.make(f"TaskMix-{version}").reset(seed=seed)[1]["family"]
+            for seed in range(200)
+        }
+        for version in ("v0", "v1")
+    }
+    assert "ListFunctions-v1" in families["v1"] and "ListFunctions-v0" not in families["v1"]
+    assert "ListFunctions-v0" in families["v0"] and "ListFunctions-v1" not in families["v0"]
+    assert families["v0"] - {"ListFunctions-v0"} == families["v1"] - {"ListFunctions-v1"}
