@@ -78,10 +78,18 @@ BUDGETS = (60, 100, 100, 160, 160, 300, 300, 600, 600, 1200)
 Board = tuple[int, ...]
 """16 exponents, row by row (0 empty, 1 for a 2, 2 for a 4, ...)."""
 
+_LINES = {
+    "left": [[r * SIZE + c for c in range(SIZE)] for r in range(SIZE)],
+    "right": [[r * SIZE + c for c in reversed(range(SIZE))] for r in range(SIZE)],
+    "up": [[r * SIZE + c for r in range(SIZE)] for c in range(SIZE)],
+    "down": [[r * SIZE + c for r in reversed(range(SIZE))] for c in range(SIZE)],
+}
+"""Per move, the cells of each line, in the order its tiles slide."""
 _MOVES = ("up", "left", "right", "down")
 _TILES = tuple(["."] + [str(1 << t) for t in range(1, 18)])
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
     """One line slid towards its start, equal neighbours merged once."""
     tiles = [t for t in line if t]
@@ -99,9 +107,11 @@ def _slide(line: tuple[int, ...]) -> tuple[int, ...]:
 
 # The oracle's search slides 84 boards per move. It works on boards packed into an int, 4 bits
 # a cell (cell i at bits 4i to 4i + 3, so row r is bits 16r to 16r + 15), and slides or scores
-# a whole row by one lookup in tables built once per process (in about 0.3 s), which makes the
-# slow test's oracle episodes about 2.5x cheaper. Tiles fit in 4 bits: the largest target is
-# 2**11, so no two tiles of 2**15 ever merge (the tables' rows where they would are junk).
+# a whole row by one lookup in tables built once per process at its first search (about 0.3 s
+# and 20 MB), which makes the slow test's oracle episodes about 2.5x cheaper. The env's own
+# moves slide the tuple board line by line, as the rules read. Tiles fit in 4 bits: the
+# largest target is 2**11, so no two tiles of 2**15 ever merge (the tables' rows where they
+# would are junk).
 
 _ROW = 0xFFFF
 _LOW_BITS = 0x1111_1111_1111_1111
@@ -123,12 +133,13 @@ def _slide_tables() -> tuple[list[int], list[int], list[int], list[int]]:
     Slid towards its first cell, as column 0 of a board (up) and as row 0 (left); towards its
     last cell, as row 0 (right) and as column 0 (down).
     """
+    slide_line = _slide.__wrapped__  # 65,536 rows would only churn its cache
     up, left, right, down = [], [], [], []
     for row in range(1 << 16):
-        a, b, c, d = _slide((row & 15, row >> 4 & 15, row >> 8 & 15, row >> 12))
+        a, b, c, d = slide_line((row & 15, row >> 4 & 15, row >> 8 & 15, row >> 12))
         up.append(a | b << 16 | c << 32 | d << 48)
         left.append(a | b << 4 | c << 8 | d << 12)
-        d, c, b, a = _slide((row >> 12, row >> 8 & 15, row >> 4 & 15, row & 15))
+        d, c, b, a = slide_line((row >> 12, row >> 8 & 15, row >> 4 & 15, row & 15))
         right.append(a | b << 4 | c << 8 | d << 12)
         down.append(a | b << 16 | c << 32 | d << 48)
     return up, left, right, down
@@ -167,13 +178,11 @@ def _successors(board: int) -> tuple[int, int, int, int]:
 
 def slide(board: Board, move: str) -> Board:
     """The board after sliding it (no new tile)."""
-    return _unpack(_successors(_pack(board))[_MOVES.index(move)])
-
-
-def _stuck(board: Board) -> bool:
-    """Whether no move changes the board."""
-    packed = _pack(board)
-    return all(after == packed for after in _successors(packed))
+    cells = list(board)
+    for line in _LINES[move]:
+        for index, value in zip(line, _slide(tuple(board[i] for i in line)), strict=True):
+            cells[index] = value
+    return tuple(cells)
 
 
 def place(board: Board, where: float, four: float) -> Board:
@@ -309,7 +318,7 @@ class Game2048Env(GameEnv):
                 progress=progress,
             )
         self._spawn()
-        if _stuck(self.board):
+        if all(slide(self.board, m) == self.board for m in _MOVES):
             return self.lost(
                 f"No move is left; you lose.\n{self.text()}",
                 reason="no move left",
