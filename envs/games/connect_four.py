@@ -178,8 +178,7 @@ def _moves(mine: int, theirs: int, landing: int) -> list[tuple[int, int]]:
     moves = []
     for cells in _COLUMN_CELLS:
         if bit := landing & cells:
-            near = _NEAR[bit.bit_length() - 1]
-            moves.append((_near_gain(mine & near, theirs & near, bit), bit))
+            moves.append((_gain(mine, theirs, bit), bit))
     return moves
 
 
