@@ -16,14 +16,18 @@ runner = CliRunner()
 
 
 def _play(script, subprocess_env, *args):
-    """`palaestra play ...` in a wide, plain terminal (no line wrapping in what we expect)."""
+    """`palaestra play ...` in a wide, plain terminal (no line wrapping in what we expect).
+
+    Rich sizes a dumb terminal at 80 columns whatever the pty says unless both COLUMNS and
+    LINES are set; at 80 the header wraps at a point that moves with the seed's digits.
+    """
     return pexpect.spawn(
         script,
         ["play", *args],
         encoding="utf-8",
         timeout=30,
         dimensions=(50, 200),
-        env=subprocess_env(TERM="dumb"),
+        env=subprocess_env(TERM="dumb", COLUMNS="200", LINES="50"),
     )
 
 
